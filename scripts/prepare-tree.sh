@@ -1,0 +1,122 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Prepare the kernel tree the gate works on, as a git repository:
+#   tag    upstream   the source as found (Debian linux-source-6.1 or KSRC)
+#   branch base       upstream without CLONE_CLEAR_SIGHAND
+#   branch patched    base + patches/series
+# The user's KSRC is only read: it is copied, never modified.
+#
+# usage: prepare-tree.sh WORKDIR [KSRC]
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+[ $# -ge 1 ] && [ $# -le 2 ] || die "usage: prepare-tree.sh WORKDIR [KSRC]"
+WORK=$1
+KSRC=${2:-}
+ROOT=$(repo_root)
+TREE=$WORK/linux
+TARBALL=/usr/src/linux-source-6.1.tar.xz
+
+need_cmd git git
+need_cmd xz xz-utils
+
+# Fixed identity and dates make the variant commits reproducible: the same
+# patches give the same commit ids, so re-running changes nothing on disk.
+export GIT_AUTHOR_NAME="clone3 gate" GIT_AUTHOR_EMAIL="gate@localhost"
+export GIT_COMMITTER_NAME="clone3 gate" GIT_COMMITTER_EMAIL="gate@localhost"
+export GIT_AUTHOR_DATE="2019-11-14 00:00:00 +0000"
+export GIT_COMMITTER_DATE="$GIT_AUTHOR_DATE"
+
+import_upstream() {
+	local tmp=$WORK/linux.partial
+
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	if [ -n "$KSRC" ]; then
+		[ -f "$KSRC/Makefile" ] && [ -f "$KSRC/kernel/fork.c" ] ||
+			die "KSRC=$KSRC is not a kernel source tree (no Makefile or kernel/fork.c)"
+		echo "tree: copying $KSRC (read only) to $TREE"
+		tar -C "$KSRC" --exclude=.git -cf - . | tar -C "$tmp" -xf -
+	else
+		if [ ! -f "$TARBALL" ]; then
+			if [ "$(id -u)" = 0 ]; then
+				echo "tree: installing Debian package linux-source-6.1"
+				DEBIAN_FRONTEND=noninteractive apt-get install -y -qq linux-source-6.1 >/dev/null ||
+					die "apt-get install linux-source-6.1 failed (try: apt-get update)"
+			else
+				die "$TARBALL missing; install it with: apt-get install linux-source-6.1"
+			fi
+		fi
+		echo "tree: unpacking $TARBALL to $TREE"
+		tar -C "$tmp" --strip-components=1 -xJf "$TARBALL"
+	fi
+	git -C "$tmp" init -q -b import
+	git -C "$tmp" config core.autocrlf false
+	git -C "$tmp" config gc.auto 0
+	git -C "$tmp" add -A -f
+	git -C "$tmp" commit -q -m "upstream: ${KSRC:-Debian linux-source-6.1} as found" \
+		-m "Imported unmodified by the clone3 gate."
+	git -C "$tmp" tag upstream
+	git -C "$tmp" checkout -q --detach
+	git -C "$tmp" branch -q -D import
+	echo "${KSRC:-$TARBALL}" >"$tmp/.git/clone3-source"
+	# Only a complete import is ever seen under the final name.
+	mv "$tmp" "$TREE"
+}
+
+# Apply PATCH... on top of COMMIT without touching the work tree, using a
+# scratch index; print the resulting commit id.
+commit_patches() {
+	local commit=$1 p info msg tree
+	local idx=$WORK/.variant-index
+	shift
+	for p in "$@"; do
+		rm -f "$idx"
+		GIT_INDEX_FILE=$idx git -C "$TREE" read-tree "$commit"
+		if ! GIT_INDEX_FILE=$idx git -C "$TREE" apply --cached "$p" 2>"$WORK/.apply-err"; then
+			rm -f "$idx"
+			die "$(basename "$p") does not apply: $(head -1 "$WORK/.apply-err")"
+		fi
+		tree=$(GIT_INDEX_FILE=$idx git -C "$TREE" write-tree)
+		msg=$(mktemp)
+		info=$(git mailinfo "$msg" /dev/null <"$p")
+		{ echo "$info" | sed -n 's/^Subject: //p'; echo; cat "$msg"; } >"$msg.full"
+		commit=$(git -C "$TREE" commit-tree "$tree" -p "$commit" -F "$msg.full")
+		rm -f "$msg" "$msg.full" "$idx"
+	done
+	echo "$commit"
+}
+
+series_patches() {
+	local dir=$1
+	grep -v '^[[:space:]]*\(#\|$\)' "$dir/series" | sed "s|^|$dir/|"
+}
+
+mkdir -p "$WORK"
+if [ -d "$TREE/.git" ] && git -C "$TREE" rev-parse -q --verify upstream >/dev/null; then
+	src=$(cat "$TREE/.git/clone3-source" 2>/dev/null || true)
+	[ "$src" = "${KSRC:-$TARBALL}" ] ||
+		die "$TREE was made from '$src', not '${KSRC:-$TARBALL}'; remove $WORK to start over"
+else
+	[ ! -e "$TREE" ] || die "$TREE exists but is not a prepared tree; remove it to start over"
+	import_upstream
+fi
+
+# base: the tree without the flag.
+if grep -q CLONE_CLEAR_SIGHAND "$TREE/include/uapi/linux/sched.h"; then
+	echo "tree: upstream already has CLONE_CLEAR_SIGHAND (merged in v5.5);" \
+		"base = upstream with patches/revert/ applied to take it out"
+	base=$(commit_patches upstream $(series_patches "$ROOT/patches/revert"))
+else
+	echo "tree: upstream lacks CLONE_CLEAR_SIGHAND; base = upstream"
+	base=$(git -C "$TREE" rev-parse upstream)
+fi
+git -C "$TREE" update-ref refs/heads/base "$base"
+
+patched=$(commit_patches base $(series_patches "$ROOT/patches"))
+git -C "$TREE" update-ref refs/heads/patched "$patched"
+
+echo "tree: $TREE upstream=$(git -C "$TREE" rev-parse --short upstream)" \
+	"base=$(git -C "$TREE" rev-parse --short base)" \
+	"patched=$(git -C "$TREE" rev-parse --short patched)"

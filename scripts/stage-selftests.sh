@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Lay out a selftests tree in DEST: the kselftest framework files and the
+# existing clone3 tests from the kernel tree's upstream tag, with this
+# repository's tools-testing-selftests-clone3/ laid over clone3/, exactly
+# as the series would leave them.  The kernel tree is only read.
+#
+# usage: stage-selftests.sh TREE DEST
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 2 ] || die "usage: stage-selftests.sh TREE DEST"
+TREE=$1
+DEST=$2
+ROOT=$(repo_root)
+SUITE=$ROOT/tools-testing-selftests-clone3
+
+git -C "$TREE" rev-parse -q --verify upstream >/dev/null ||
+	die "$TREE is not a prepared tree (run: make tree)"
+
+rm -rf "$DEST.partial"
+mkdir -p "$DEST.partial"
+git -C "$TREE" archive upstream \
+	tools/testing/selftests/lib.mk \
+	tools/testing/selftests/kselftest.h \
+	tools/testing/selftests/kselftest_harness.h \
+	tools/testing/selftests/kselftest \
+	tools/testing/selftests/clone3 | tar -C "$DEST.partial" -xf -
+cp -p "$SUITE"/* "$DEST.partial/tools/testing/selftests/clone3/"
+rm -rf "$DEST"
+mv "$DEST.partial" "$DEST"

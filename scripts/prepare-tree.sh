@@ -12,7 +12,8 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 [ $# -ge 1 ] && [ $# -le 2 ] || die "usage: prepare-tree.sh WORKDIR [KSRC]"
-WORK=$1
+mkdir -p "$1"
+WORK=$(cd "$1" && pwd)
 KSRC=${2:-}
 ROOT=$(repo_root)
 TREE=$WORK/linux
@@ -82,7 +83,10 @@ commit_patches() {
 		msg=$(mktemp)
 		info=$(git mailinfo "$msg" /dev/null <"$p")
 		{ echo "$info" | sed -n 's/^Subject: //p'; echo; cat "$msg"; } >"$msg.full"
-		commit=$(git -C "$TREE" commit-tree "$tree" -p "$commit" -F "$msg.full")
+		commit=$(GIT_AUTHOR_NAME=$(echo "$info" | sed -n 's/^Author: //p') \
+			GIT_AUTHOR_EMAIL=$(echo "$info" | sed -n 's/^Email: //p') \
+			GIT_AUTHOR_DATE=$(echo "$info" | sed -n 's/^Date: //p') \
+			git -C "$TREE" commit-tree "$tree" -p "$commit" -F "$msg.full")
 		rm -f "$msg" "$msg.full" "$idx"
 	done
 	echo "$commit"

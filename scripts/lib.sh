@@ -29,3 +29,43 @@ need_cmd() {
 repo_root() {
 	cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd
 }
+
+# The patches a directory's series file lists, in order, as paths.
+series_patches() {
+	local dir=$1
+	[ -f "$dir/series" ] || die "$dir/series is missing"
+	grep -v '^[[:space:]]*\(#\|$\)' "$dir/series" | sed "s|^|$dir/|"
+}
+
+# Apply PATCH... on top of COMMIT in git tree TREE without touching its
+# work tree or index (a scratch index is used); print the new commit id.
+# Each commit keeps its patch's author; committer and date are fixed so
+# that the same patches always give the same commit ids.
+#   commit_patches TREE COMMIT PATCH...
+commit_patches() {
+	local tree_dir=$1 commit=$2 p info msg tree err
+	local idx=$tree_dir/.git/clone3-scratch-index
+	shift 2
+	for p in "$@"; do
+		rm -f "$idx"
+		GIT_INDEX_FILE=$idx git -C "$tree_dir" read-tree "$commit"
+		if ! err=$(GIT_INDEX_FILE=$idx git -C "$tree_dir" apply --cached "$p" 2>&1); then
+			rm -f "$idx"
+			die "$(basename "$p") does not apply: $(echo "$err" | head -1)"
+		fi
+		tree=$(GIT_INDEX_FILE=$idx git -C "$tree_dir" write-tree)
+		rm -f "$idx"
+		msg=$(mktemp)
+		info=$(git mailinfo "$msg" /dev/null <"$p")
+		commit=$( { echo "$info" | sed -n 's/^Subject: //p'; echo; cat "$msg"; } |
+			GIT_AUTHOR_NAME=$(echo "$info" | sed -n 's/^Author: //p') \
+			GIT_AUTHOR_EMAIL=$(echo "$info" | sed -n 's/^Email: //p') \
+			GIT_AUTHOR_DATE=$(echo "$info" | sed -n 's/^Date: //p') \
+			GIT_COMMITTER_NAME="clone3 gate" \
+			GIT_COMMITTER_EMAIL="gate@localhost" \
+			GIT_COMMITTER_DATE="2019-11-14 00:00:00 +0000" \
+			git -C "$tree_dir" commit-tree "$tree" -p "$commit" -F -)
+		rm -f "$msg"
+	done
+	echo "$commit"
+}

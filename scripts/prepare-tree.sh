@@ -66,36 +66,6 @@ import_upstream() {
 	mv "$tmp" "$TREE"
 }
 
-# Apply PATCH... on top of COMMIT without touching the work tree, using a
-# scratch index; print the resulting commit id.
-commit_patches() {
-	local commit=$1 p info msg tree
-	local idx=$WORK/.variant-index
-	shift
-	for p in "$@"; do
-		rm -f "$idx"
-		GIT_INDEX_FILE=$idx git -C "$TREE" read-tree "$commit"
-		if ! GIT_INDEX_FILE=$idx git -C "$TREE" apply --cached "$p" 2>"$WORK/.apply-err"; then
-			rm -f "$idx"
-			die "$(basename "$p") does not apply: $(head -1 "$WORK/.apply-err")"
-		fi
-		tree=$(GIT_INDEX_FILE=$idx git -C "$TREE" write-tree)
-		msg=$(mktemp)
-		info=$(git mailinfo "$msg" /dev/null <"$p")
-		{ echo "$info" | sed -n 's/^Subject: //p'; echo; cat "$msg"; } >"$msg.full"
-		commit=$(GIT_AUTHOR_NAME=$(echo "$info" | sed -n 's/^Author: //p') \
-			GIT_AUTHOR_EMAIL=$(echo "$info" | sed -n 's/^Email: //p') \
-			GIT_AUTHOR_DATE=$(echo "$info" | sed -n 's/^Date: //p') \
-			git -C "$TREE" commit-tree "$tree" -p "$commit" -F "$msg.full")
-		rm -f "$msg" "$msg.full" "$idx"
-	done
-	echo "$commit"
-}
-
-series_patches() {
-	local dir=$1
-	grep -v '^[[:space:]]*\(#\|$\)' "$dir/series" | sed "s|^|$dir/|"
-}
 
 mkdir -p "$WORK"
 if [ -d "$TREE/.git" ] && git -C "$TREE" rev-parse -q --verify upstream >/dev/null; then
@@ -111,14 +81,14 @@ fi
 if grep -q CLONE_CLEAR_SIGHAND "$TREE/include/uapi/linux/sched.h"; then
 	echo "tree: upstream already has CLONE_CLEAR_SIGHAND (merged in v5.5);" \
 		"base = upstream with patches/revert/ applied to take it out"
-	base=$(commit_patches upstream $(series_patches "$ROOT/patches/revert"))
+	base=$(commit_patches "$TREE" upstream $(series_patches "$ROOT/patches/revert"))
 else
 	echo "tree: upstream lacks CLONE_CLEAR_SIGHAND; base = upstream"
 	base=$(git -C "$TREE" rev-parse upstream)
 fi
 git -C "$TREE" update-ref refs/heads/base "$base"
 
-patched=$(commit_patches base $(series_patches "$ROOT/patches"))
+patched=$(commit_patches "$TREE" base $(series_patches "$ROOT/patches"))
 git -C "$TREE" update-ref refs/heads/patched "$patched"
 
 echo "tree: $TREE upstream=$(git -C "$TREE" rev-parse --short upstream)" \

@@ -1,0 +1,109 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Regenerate patches/ as `git format-patch` output:
+#   0000  cover letter, text from patches/cover-letter.txt
+#   0001  the kernel change: the commits base..KERNEL_REF in the tree when
+#         KERNEL_REF names one (edit there, then run this), otherwise the
+#         kernel patches already in patches/series
+#   0002  the selftests: tools-testing-selftests-clone3/ laid over the
+#         tree's tools/testing/selftests/clone3/, message kept from the
+#         previous 0002
+# patches/ is replaced only once the whole new series has been written.
+#
+# usage: make-series.sh [KERNEL_REF]
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+[ $# -le 1 ] || die "usage: make-series.sh [KERNEL_REF]"
+ROOT=$(repo_root)
+WORK=${WORK:-build}
+case $WORK in /*) ;; *) WORK=$ROOT/$WORK ;; esac
+TREE=$WORK/linux
+PATCHES=$ROOT/patches
+SUITE=$ROOT/tools-testing-selftests-clone3
+SUITE_PATH=tools/testing/selftests/clone3
+
+git -C "$TREE" rev-parse -q --verify base >/dev/null 2>&1 ||
+	die "$TREE has no base branch (run: make tree)"
+cd "$ROOT"
+# An earlier run stopped between its two renames: put patches/ back.
+[ -d "$PATCHES" ] || [ ! -d "$PATCHES.old" ] || mv "$PATCHES.old" "$PATCHES"
+
+# A suite patch touches the selftests directory or says so in its subject.
+is_suite_patch() {
+	grep -q -e "^+++ b/$SUITE_PATH/" -e '^Subject: .*selftests/clone3' "$1"
+}
+
+# The kernel commits.
+if [ $# -eq 1 ]; then
+	git -C "$TREE" rev-parse -q --verify "$1^{commit}" >/dev/null ||
+		die "KERNEL_REF '$1' is not a commit in $TREE"
+	git -C "$TREE" merge-base --is-ancestor base "$1" ||
+		die "KERNEL_REF '$1' is not based on the tree's base branch"
+	kernel=$(git -C "$TREE" rev-parse "$1")
+else
+	kernel_patches=$(series_patches "$PATCHES" | grep -v "/0000-" |
+		while read -r p; do
+			is_suite_patch "$p" || echo "$p"
+		done)
+	kernel=$(commit_patches "$TREE" base $kernel_patches)
+fi
+
+# The suite commit: our files replace or join the tree's clone3 directory.
+old_suite=$(series_patches "$PATCHES" | while read -r p; do
+	! is_suite_patch "$p" || echo "$p"; done | tail -1)
+[ -n "$old_suite" ] || die "no suite patch in patches/series to take the commit message from"
+idx=$TREE/.git/clone3-series-index
+rm -f "$idx"
+GIT_INDEX_FILE=$idx git -C "$TREE" read-tree "$kernel"
+for f in "$SUITE"/*; do
+	blob=$(git -C "$TREE" hash-object -w "$f")
+	mode=100644
+	[ -x "$f" ] && mode=100755
+	GIT_INDEX_FILE=$idx git -C "$TREE" update-index --add \
+		--cacheinfo "$mode,$blob,$SUITE_PATH/$(basename "$f")"
+done
+tree=$(GIT_INDEX_FILE=$idx git -C "$TREE" write-tree)
+rm -f "$idx"
+msg=$(mktemp)
+info=$(git mailinfo "$msg" /dev/null <"$old_suite")
+suite=$( { echo "$info" | sed -n 's/^Subject: //p'; echo; cat "$msg"; } |
+	GIT_AUTHOR_NAME=$(echo "$info" | sed -n 's/^Author: //p') \
+	GIT_AUTHOR_EMAIL=$(echo "$info" | sed -n 's/^Email: //p') \
+	GIT_AUTHOR_DATE=$(echo "$info" | sed -n 's/^Date: //p') \
+	git -C "$TREE" commit-tree "$tree" -p "$kernel" -F -)
+rm -f "$msg"
+
+# format-patch into a fresh directory, then swap it in.
+new=$WORK/patches.new
+rm -rf "$new"
+mkdir -p "$new"
+git -C "$TREE" format-patch -q --zero-commit --cover-letter --base=base \
+	-o "$new" base.."$suite"
+cover=$(ls "$new"/0000-*.patch)
+subject=$(head -1 "$PATCHES/cover-letter.txt")
+tail -n +3 "$PATCHES/cover-letter.txt" >"$new/blurb"
+awk -v subj="$subject" -v blurbfile="$new/blurb" '
+	/\*\*\* SUBJECT HERE \*\*\*/ { sub(/\*\*\* SUBJECT HERE \*\*\*/, subj) }
+	/^\*\*\* BLURB HERE \*\*\*$/ {
+		while ((getline line < blurbfile) > 0)
+			print line
+		next
+	}
+	{ print }' "$cover" >"$new/cover.tmp"
+rm -f "$cover" "$new/blurb"
+mv "$new/cover.tmp" "$new/0000-cover-letter.patch"
+(cd "$new" && ls 0*.patch | grep -v '^0000-' >series)
+
+mkdir -p "$new/revert" "$new/mutants"
+cp -p "$PATCHES/cover-letter.txt" "$new/"
+cp -pr "$PATCHES/revert/." "$new/revert/"
+[ ! -d "$PATCHES/mutants" ] || cp -pr "$PATCHES/mutants/." "$new/mutants/"
+rm -rf "$PATCHES.old"
+mv "$PATCHES" "$PATCHES.old"
+mv "$new" "$PATCHES"
+rm -rf "$PATCHES.old"
+echo "series: patches/ regenerated:"
+sed 's/^/  /' "$PATCHES/series"
+"$ROOT/scripts/prepare-tree.sh" "$WORK" "${KSRC:-}" | tail -1

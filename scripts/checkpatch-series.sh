@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run the tree's scripts/checkpatch.pl --strict over every patch of the
+# series.  A warning is accepted only when the cover letter quotes it
+# (the cover letter is where the series justifies what it leaves).
+#
+# usage: checkpatch-series.sh
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 0 ] || die "usage: checkpatch-series.sh"
+ROOT=$(repo_root)
+WORK=${WORK:-build}
+case $WORK in /*) ;; *) WORK=$ROOT/$WORK ;; esac
+TREE=$WORK/linux
+COVER=$ROOT/patches/0000-cover-letter.patch
+
+[ -x "$TREE/scripts/checkpatch.pl" ] || die "$TREE/scripts/checkpatch.pl missing (run: make tree)"
+need_cmd perl perl
+
+bad=0
+for p in $(series_patches "$ROOT/patches"); do
+	out=$(cd "$TREE" && scripts/checkpatch.pl --strict --terse --show-types "$p" 2>&1) || true
+	total=$(echo "$out" | sed -n 's/^total: //p')
+	issues=$(echo "$out" | grep -E '(ERROR|WARNING|CHECK):' || true)
+	unexplained=$(echo "$issues" | while IFS= read -r line; do
+		[ -n "$line" ] || continue
+		text=${line##*: }
+		grep -qF -- "$text" <(tr '\n' ' ' <"$COVER" | tr -s ' ') || echo "$line"
+	done)
+	if [ -n "$unexplained" ]; then
+		echo "checkpatch: $(basename "$p"): $total"
+		echo "$unexplained" | sed 's/^/  /'
+		bad=1
+	elif [ -n "$issues" ]; then
+		echo "checkpatch: $(basename "$p"): $total (justified in the cover letter)"
+	else
+		echo "checkpatch: $(basename "$p"): clean"
+	fi
+done
+[ $bad -eq 0 ] || { echo "checkpatch: issues not justified in the cover letter" >&2; exit 1; }

@@ -1,0 +1,623 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PID 1 of the gate's guest: runs the clone3 selftests listed in
+ * /clone3/run-list, one process group each, and prints their output as one
+ * KTAP document framed by CLONE3-GATE-BEGIN/END on the console.  Then it
+ * reboots, which ends QEMU (-no-reboot).
+ *
+ * Run as any other PID (host test mode) it neither mounts nor reboots: it
+ * exits 0 when every program passed or skipped, 1 otherwise.
+ * CLONE3_INIT_ROOT replaces /clone3 in both modes.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+
+#define DEFAULT_ROOT		"/clone3"
+#define DEFAULT_TIMEOUT		45
+#define MAX_PROGRAMS		256
+#define MAX_LINE		4096
+#define KSFT_SKIP		4
+
+struct program {
+	char name[256];
+	char skip_reason[512];	/* run-list said SKIP: not built */
+	int listed_skip;
+};
+
+enum outcome { RES_PASS, RES_FAIL, RES_SKIP, RES_TIMEOUT };
+
+struct counts {
+	int pass, fail, skip, timeout;
+};
+
+static struct program programs[MAX_PROGRAMS];
+static int nr_programs;
+static int timeout_s = DEFAULT_TIMEOUT;
+static const char *root = DEFAULT_ROOT;
+static int is_pid1;
+
+/* write() the whole buffer; the console is the only place output goes */
+static void write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		buf += n;
+		len -= n;
+	}
+}
+
+/* One line per write(), so kernel messages rarely split our lines. */
+static void say(const char *fmt, ...)
+{
+	char buf[MAX_LINE + 64];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (n > (int)sizeof(buf) - 2)
+		n = sizeof(buf) - 2;
+	buf[n++] = '\n';
+	write_all(STDOUT_FILENO, buf, n);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static void setup_console(void)
+{
+	int fd;
+
+	if (fcntl(STDOUT_FILENO, F_GETFD) >= 0 &&
+	    fcntl(STDERR_FILENO, F_GETFD) >= 0 &&
+	    fcntl(STDIN_FILENO, F_GETFD) >= 0)
+		return;
+	fd = open("/dev/console", O_RDWR | O_NOCTTY);
+	if (fd < 0)
+		return;
+	dup2(fd, STDIN_FILENO);
+	dup2(fd, STDOUT_FILENO);
+	dup2(fd, STDERR_FILENO);
+	if (fd > STDERR_FILENO)
+		close(fd);
+}
+
+static void mount_one(const char *src, const char *dir, const char *type)
+{
+	mkdir(dir, 0755);
+	if (mount(src, dir, type, 0, NULL) == 0)
+		return;
+	if (errno == EBUSY || errno == ENODEV)
+		return;
+	say("init: mount %s on %s: %s", type, dir, strerror(errno));
+}
+
+static void setup_filesystems(void)
+{
+	mount_one("proc", "/proc", "proc");
+	mount_one("sysfs", "/sys", "sysfs");
+	mount_one("devtmpfs", "/dev", "devtmpfs");
+	mount_one("tmpfs", "/tmp", "tmpfs");
+	if (access("/dev/null", F_OK) != 0)
+		mknod("/dev/null", S_IFCHR | 0666, makedev(1, 3));
+}
+
+static char *trim(char *s)
+{
+	char *end;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	end = s + strlen(s);
+	while (end > s && (end[-1] == '\n' || end[-1] == '\r' ||
+			   end[-1] == ' ' || end[-1] == '\t'))
+		*--end = '\0';
+	return s;
+}
+
+static void read_settings(void)
+{
+	char path[512], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/settings", root);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *s = trim(line), *end;
+		long v;
+
+		if (strncmp(s, "timeout=", 8))
+			continue;
+		errno = 0;
+		v = strtol(s + 8, &end, 10);
+		if (errno || *end || end == s + 8 || v < 0 || v > 86400)
+			continue;
+		timeout_s = v;
+	}
+	fclose(f);
+}
+
+/* "<name>" or "<name> SKIP <reason>"; blank lines and # comments ignored */
+static void add_program(char *s)
+{
+	struct program *p = &programs[nr_programs];
+	char *rest;
+
+	rest = strpbrk(s, " \t");
+	if (rest) {
+		*rest++ = '\0';
+		rest = trim(rest);
+		if (!strncmp(rest, "SKIP", 4) &&
+		    (rest[4] == '\0' || rest[4] == ' ' || rest[4] == '\t')) {
+			p->listed_skip = 1;
+			snprintf(p->skip_reason, sizeof(p->skip_reason), "%s",
+				 *trim(rest + 4) ? trim(rest + 4) : "no reason");
+		}
+	}
+	snprintf(p->name, sizeof(p->name), "%s", s);
+	nr_programs++;
+}
+
+static int read_run_list(void)
+{
+	char path[512], line[1024];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/run-list", root);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (nr_programs < MAX_PROGRAMS && fgets(line, sizeof(line), f)) {
+		char *s = trim(line);
+
+		if (*s && *s != '#')
+			add_program(s);
+	}
+	fclose(f);
+	return 0;
+}
+
+static char **child_env(void)
+{
+	static char path_var[600];
+	size_t n = 0, i;
+	char **env;
+
+	while (environ && environ[n])
+		n++;
+	env = calloc(n + 2, sizeof(*env));
+	if (!env)
+		return environ;
+	snprintf(path_var, sizeof(path_var), "PATH=%s", root);
+	for (i = 0, n = 0; environ && environ[i]; i++)
+		if (strncmp(environ[i], "PATH=", 5))
+			env[n++] = environ[i];
+	env[n++] = path_var;
+	env[n] = NULL;
+	return env;
+}
+
+/* In the child: own process group, output into the pipe, then exec. */
+static void exec_program(const char *name, int wfd)
+{
+	char path[PATH_MAX + 256];
+	char *argv[2];
+	sigset_t none;
+	int null;
+
+	setpgid(0, 0);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	null = open("/dev/null", O_RDONLY);
+	if (null >= 0 && null != STDIN_FILENO) {
+		dup2(null, STDIN_FILENO);
+		close(null);
+	}
+	dup2(wfd, STDOUT_FILENO);
+	dup2(wfd, STDERR_FILENO);
+	if (wfd > STDERR_FILENO)
+		close(wfd);
+	snprintf(path, sizeof(path), "%s/%s", root, name);
+	argv[0] = (char *)name;
+	argv[1] = NULL;
+	if (chdir(root))
+		dprintf(STDERR_FILENO, "init: chdir %s: %m\n", root);
+	execve(path, argv, child_env());
+	dprintf(STDERR_FILENO, "init: cannot execute %s: %m\n", path);
+	_exit(127);
+}
+
+/* Split program output into lines and print each nested (4 spaces). */
+struct line_buf {
+	char buf[MAX_LINE];
+	size_t len;
+};
+
+static void flush_line(struct line_buf *lb)
+{
+	char out[MAX_LINE + 8];
+
+	memcpy(out, "    ", 4);
+	memcpy(out + 4, lb->buf, lb->len);
+	out[4 + lb->len] = '\n';
+	write_all(STDOUT_FILENO, out, lb->len + 5);
+	lb->len = 0;
+}
+
+static void feed(struct line_buf *lb, const char *data, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (data[i] == '\n') {
+			flush_line(lb);
+			continue;
+		}
+		lb->buf[lb->len++] = data[i];
+		if (lb->len == sizeof(lb->buf))
+			flush_line(lb);
+	}
+}
+
+/* Returns 0 on EOF or error (stop reading), 1 when the pipe may have more. */
+static int drain(int fd, struct line_buf *lb)
+{
+	char buf[4096];
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, buf, sizeof(buf));
+		if (n > 0) {
+			feed(lb, buf, n);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 1;
+		return 0;
+	}
+}
+
+static void on_sigchld(int sig)
+{
+	(void)sig;
+}
+
+/* Reap every child that has exited; remember the test's status. */
+static void reap(pid_t test, int *test_done, int *status)
+{
+	pid_t pid;
+	int st;
+
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		if (pid == test) {
+			*test_done = 1;
+			*status = st;
+		}
+	}
+}
+
+/* Kill the children we adopted (host mode: we are their subreaper). */
+static int kill_adopted(void)
+{
+	char path[300], buf[512], *p;
+	struct dirent *de;
+	int killed = 0;
+	DIR *d;
+
+	d = opendir("/proc");
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		ssize_t n;
+		int fd;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		p = strrchr(buf, ')');
+		if (p && atoi(p + 4) == getpid()) {
+			kill(atoi(de->d_name), SIGKILL);
+			killed++;
+		}
+	}
+	closedir(d);
+	return killed;
+}
+
+/* Nothing the test started may outlive it: kill, then reap everything. */
+static void kill_leftovers(pid_t pgid)
+{
+	int round;
+
+	kill(-pgid, SIGKILL);
+	if (is_pid1) {
+		kill(-1, SIGKILL);
+		while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+			;
+		return;
+	}
+	for (round = 0; round < 100; round++) {
+		int killed = kill_adopted();
+
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		if (!killed)
+			break;
+		usleep(10000);
+	}
+}
+
+struct run {
+	pid_t pid;
+	int fd;
+	int done;
+	int status;
+	int timed_out;
+};
+
+static void wait_io(struct run *r, long long deadline, const sigset_t *mask)
+{
+	struct line_buf *lb = malloc(sizeof(*lb));
+	struct pollfd pfd;
+
+	if (!lb)
+		return;
+	lb->len = 0;
+	while (r->fd >= 0 || !r->done) {
+		long long left = deadline - now_ms();
+		struct timespec ts = { left / 1000, (left % 1000) * 1000000 };
+
+		if (timeout_s && left <= 0) {
+			r->timed_out = !r->done;
+			break;
+		}
+		pfd.fd = r->fd;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		ppoll(&pfd, 1, timeout_s ? &ts : NULL, mask);
+		if (r->fd >= 0 && (pfd.revents & (POLLIN | POLLHUP | POLLERR)) &&
+		    !drain(r->fd, lb)) {
+			close(r->fd);
+			r->fd = -1;
+		}
+		if (!r->done) {
+			reap(r->pid, &r->done, &r->status);
+			if (r->done && r->fd >= 0)
+				kill_leftovers(r->pid);
+		}
+	}
+	if (r->fd >= 0) {
+		drain(r->fd, lb);
+		close(r->fd);
+		r->fd = -1;
+	}
+	if (lb->len)
+		flush_line(lb);
+	free(lb);
+}
+
+static void signal_name(int sig, char *buf, size_t len)
+{
+	const char *abbrev = sigabbrev_np(sig);
+
+	if (abbrev)
+		snprintf(buf, len, "SIG%s", abbrev);
+	else
+		snprintf(buf, len, "%d", sig);
+}
+
+static enum outcome report(int num, const char *name, struct run *r)
+{
+	char sig[32];
+
+	if (r->timed_out) {
+		say("not ok %d %s # TIMEOUT %d seconds", num, name, timeout_s);
+		return RES_TIMEOUT;
+	}
+	if (WIFSIGNALED(r->status)) {
+		signal_name(WTERMSIG(r->status), sig, sizeof(sig));
+		say("not ok %d %s # signal=%s", num, name, sig);
+		return RES_FAIL;
+	}
+	if (WEXITSTATUS(r->status) == 0) {
+		say("ok %d %s", num, name);
+		return RES_PASS;
+	}
+	if (WEXITSTATUS(r->status) == KSFT_SKIP) {
+		say("ok %d %s # SKIP", num, name);
+		return RES_SKIP;
+	}
+	say("not ok %d %s # exit=%d", num, name, WEXITSTATUS(r->status));
+	return RES_FAIL;
+}
+
+static enum outcome run_program(int num, const char *name,
+				const sigset_t *mask)
+{
+	struct run r = { .fd = -1 };
+	long long start, deadline;
+	int fds[2];
+
+	if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..")) {
+		say("not ok %d %s # bad name in run-list", num, name);
+		return RES_FAIL;
+	}
+	if (pipe2(fds, O_CLOEXEC)) {
+		say("not ok %d %s # pipe: %s", num, name, strerror(errno));
+		return RES_FAIL;
+	}
+	start = now_ms();
+	deadline = start + timeout_s * 1000LL;
+	r.pid = fork();
+	if (r.pid == 0)
+		exec_program(name, fds[1]);
+	close(fds[1]);
+	if (r.pid < 0) {
+		close(fds[0]);
+		say("not ok %d %s # fork: %s", num, name, strerror(errno));
+		return RES_FAIL;
+	}
+	setpgid(r.pid, r.pid);
+	fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	r.fd = fds[0];
+	wait_io(&r, deadline, mask);
+	kill_leftovers(r.pid);
+	if (!r.done && !r.timed_out)
+		r.timed_out = 1;
+	say("# duration_ms=%lld", now_ms() - start);
+	return report(num, name, &r);
+}
+
+static void count(struct counts *c, enum outcome o)
+{
+	switch (o) {
+	case RES_PASS:
+		c->pass++;
+		break;
+	case RES_FAIL:
+		c->fail++;
+		break;
+	case RES_SKIP:
+		c->skip++;
+		break;
+	case RES_TIMEOUT:
+		c->timeout++;
+		break;
+	}
+}
+
+/* Leave the guest: sync, reboot (QEMU -no-reboot exits).  Host: exit. */
+static int finish(int code)
+{
+	if (!is_pid1)
+		return code;
+	sync();
+	reboot(RB_AUTOBOOT);
+	say("init: reboot: %s", strerror(errno));
+	reboot(RB_POWER_OFF);
+	return code;
+}
+
+static void print_header(void)
+{
+	struct utsname u;
+
+	if (uname(&u))
+		snprintf(u.machine, sizeof(u.machine), "unknown");
+	say("CLONE3-GATE-BEGIN arch=%s programs=%d", u.machine, nr_programs);
+	say("KTAP version 1");
+	say("1..%d", nr_programs);
+}
+
+static int run_all(const char *fault, const sigset_t *mask)
+{
+	int cut = !strcmp(fault, "cut");
+	struct counts c = { 0 };
+	int i, last = nr_programs;
+
+	/* fault test: stop in the middle and leave without the END line */
+	if (cut)
+		last = nr_programs / 2;
+	for (i = 0; i < last; i++) {
+		struct program *p = &programs[i];
+
+		if (p->listed_skip) {
+			say("ok %d %s # SKIP not built: %s", i + 1, p->name,
+			    p->skip_reason);
+			count(&c, RES_SKIP);
+			continue;
+		}
+		count(&c, run_program(i + 1, p->name, mask));
+	}
+	if (cut)
+		return finish(1);
+	say("CLONE3-GATE-END pass=%d fail=%d skip=%d timeout=%d",
+	    c.pass, c.fail, c.skip, c.timeout);
+	return finish(c.fail || c.timeout ? 1 : 0);
+}
+
+int main(void)
+{
+	const char *fault = getenv("CLONE3_GATE_FAULT");
+	struct sigaction sa = { .sa_handler = on_sigchld,
+				.sa_flags = SA_NOCLDSTOP };
+	sigset_t block, wait_mask;
+	int err;
+
+	if (fault && !strcmp(fault, "exit"))
+		return 1;
+	if (!fault)
+		fault = "";
+	is_pid1 = getpid() == 1;
+	if (getenv("CLONE3_INIT_ROOT") && *getenv("CLONE3_INIT_ROOT"))
+		root = getenv("CLONE3_INIT_ROOT");
+	if (is_pid1) {
+		setup_console();
+		setsid();
+		setup_filesystems();
+	} else {
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
+	}
+	sigemptyset(&block);
+	sigaddset(&block, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &block, &wait_mask);
+	sigdelset(&wait_mask, SIGCHLD);
+	sigaction(SIGCHLD, &sa, NULL);
+
+	read_settings();
+	err = read_run_list();
+	print_header();
+	if (err) {
+		say("Bail out! cannot read %s/run-list: %s", root,
+		    strerror(-err));
+		return finish(1);
+	}
+	if (!strcmp(fault, "hang"))
+		for (;;)
+			pause();
+	return run_all(fault, &wait_mask);
+}

@@ -43,7 +43,8 @@ series_patches() {
 # that the same patches always give the same commit ids.
 #   commit_patches TREE COMMIT PATCH...
 commit_patches() {
-	local tree_dir=$1 commit=$2 p info msg tree err
+	local tree_dir commit=$2 p info msg tree err
+	tree_dir=$(cd "$1" && pwd)
 	local idx=$tree_dir/.git/clone3-scratch-index
 	shift 2
 	for p in "$@"; do

@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The series is what a maintainer can take: format-patch output with a
+# cover letter, 0001 touching only the two kernel files, the suite patch
+# made of exactly tools-testing-selftests-clone3/, checkpatch clean.
+#
+# usage: tests/test-series.sh
+set -eu
+cd "$(dirname "$0")/.."
+. tests/lib.sh
+WORK=${WORK:-build}
+TREE=$WORK/linux
+SUITE_PATH=tools/testing/selftests/clone3
+[ $# -eq 0 ] || { echo "usage: tests/test-series.sh" >&2; exit 2; }
+
+expect "tree and branches prepare from patches/" 0 scripts/prepare-tree.sh "$WORK"
+
+grep -q '^base-commit: ' patches/0000-cover-letter.patch &&
+	pass "cover letter has a base-commit line" ||
+	fail "cover letter has a base-commit line" "none"
+want=$(git -C "$TREE" rev-parse base)
+grep -q "^base-commit: $want" patches/0000-cover-letter.patch &&
+	pass "base-commit is the tree's base" ||
+	fail "base-commit is the tree's base" "$(grep base-commit patches/0000-cover-letter.patch)"
+grep -q 'BLURB HERE\|SUBJECT HERE' patches/0000-cover-letter.patch &&
+	fail "cover letter is filled in" "placeholder left" ||
+	pass "cover letter is filled in"
+
+first=$(sed -n 1p patches/series)
+files=$(sed -n 's|^+++ b/||p' "patches/$first" | sort | tr '\n' ' ')
+[ "$files" = "include/uapi/linux/sched.h kernel/fork.c " ] &&
+	pass "0001 touches only sched.h and fork.c" ||
+	fail "0001 touches only sched.h and fork.c" "touches $files"
+grep -q '^+#define CLONE_CLEAR_SIGHAND 0x100000000ULL' "patches/$first" &&
+	pass "0001 defines the flag as 0x100000000ULL" ||
+	fail "0001 defines the flag as 0x100000000ULL" "no such line"
+name=$(git config user.name)
+bad=0
+for p in $(sed 's|^|patches/|' patches/series); do
+	grep -q "^Signed-off-by: $name" "$p" || bad=1
+done
+[ $bad = 0 ] && pass "every patch is signed off by $name" ||
+	fail "every patch is signed off" "missing Signed-off-by: $name"
+
+# Every file of the suite directory is in the patched tree as it is here,
+# and the suite patch touches no file that the directory lacks.
+drift=""
+for f in tools-testing-selftests-clone3/*; do
+	here=$(git hash-object "$f")
+	there=$(git -C "$TREE" rev-parse -q --verify "patched:$SUITE_PATH/$(basename "$f")" || echo none)
+	[ "$here" = "$there" ] || drift="$drift $(basename "$f")"
+done
+suite_patch=$(grep -l "^+++ b/$SUITE_PATH/" $(sed 's|^|patches/|' patches/series) | tail -1)
+for f in $(sed -n "s|^+++ b/$SUITE_PATH/||p" "$suite_patch"); do
+	[ -e "tools-testing-selftests-clone3/$f" ] || drift="$drift $f(only-in-patch)"
+done
+[ -z "$drift" ] && pass "patches/ and tools-testing-selftests-clone3/ agree" ||
+	fail "patches/ and tools-testing-selftests-clone3/ agree" "differ:$drift (run: make series)"
+
+expect "checkpatch --strict: clean or justified" 0 scripts/checkpatch-series.sh
+
+exit $T_FAILED

@@ -70,3 +70,25 @@ commit_patches() {
 	done
 	echo "$commit"
 }
+
+# Make sure Debian packages are installed: as root install the missing
+# ones (once per run, after an apt-get update), otherwise name the exact
+# command to run and leave with exit 2.
+#   need_packages PACKAGE...
+need_packages() {
+	local p missing=()
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -gt 0 ] || return 0
+	if [ "$(id -u)" != 0 ] || [ "${CLONE3_NO_INSTALL:-}" = 1 ]; then
+		die "missing Debian packages; install them with: apt-get install ${missing[*]}"
+	fi
+	echo "  installing Debian packages: ${missing[*]}"
+	if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1; then
+		apt-get update -qq >/dev/null 2>&1 || true
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null ||
+			die "apt-get install ${missing[*]} failed"
+	fi
+}

@@ -35,13 +35,13 @@ files=$(sed -n 's|^+++ b/||p' "patches/$first" | sort | tr '\n' ' ')
 grep -q '^+#define CLONE_CLEAR_SIGHAND 0x100000000ULL' "patches/$first" &&
 	pass "0001 defines the flag as 0x100000000ULL" ||
 	fail "0001 defines the flag as 0x100000000ULL" "no such line"
-name=$(git config user.name)
-bad=0
+bad=""
 for p in $(sed 's|^|patches/|' patches/series); do
-	grep -q "^Signed-off-by: $name" "$p" || bad=1
+	author=$(git mailinfo /dev/null /dev/null <"$p" | sed -n 's/^Author: //p')
+	grep -q "^Signed-off-by: $author <" "$p" || bad="$bad $(basename "$p")"
 done
-[ $bad = 0 ] && pass "every patch is signed off by $name" ||
-	fail "every patch is signed off" "missing Signed-off-by: $name"
+[ -z "$bad" ] && pass "every patch is signed off by its author" ||
+	fail "every patch is signed off by its author" "not in:$bad"
 
 # Every file of the suite directory is in the patched tree as it is here,
 # and the suite patch touches no file that the directory lacks.

@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Hold the per (variant, arch) results written by ktap-report.py against
+the gate's expectations and print one table.
+
+gate mode:    base must fail, only in our flag_* subtests; patched must
+              pass.  Writes <results>/summary.md.
+mutants mode: every mutant must be killed by our suite (the run completes
+              and one of our programs or subtests fails) on every arch.
+              The upstream suite's failures are shown beside ours.
+              Writes <results>/mutants.md.
+
+The last line is "N passed, N failed" (one per expectation).  Exit 0 when
+every expectation holds, 1 otherwise, 2 on bad usage.
+"""
+
+import argparse
+import glob
+import json
+import os
+import re
+import sys
+import tempfile
+
+USAGE = ('summarize.py --results build/results --mode gate|mutants '
+         '[--arches "x86_64 arm64 riscv64"] [--variants "..."] '
+         '[--mutants-dir patches/mutants]')
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NAME_RE = re.compile(r'^[A-Za-z0-9_.+-]+$')
+
+
+class UsageError(Exception):
+    pass
+
+
+def load(results, variant, arch):
+    """-> (result dict or None, why it is missing)."""
+    path = os.path.join(results, variant, arch + '.json')
+    try:
+        with open(path, encoding='utf-8') as f:
+            data = json.load(f)
+    except FileNotFoundError:
+        return None, 'no result (%s missing)' % path
+    except (OSError, ValueError) as e:
+        return None, 'unreadable result %s: %s' % (path, e)
+    if not isinstance(data, dict) or 'status' not in data:
+        return None, 'malformed result %s' % path
+    return data, None
+
+
+def test_name(subtest):
+    """kselftest_harness names are fixture[.variant].test: take test."""
+    return subtest.rsplit('.', 1)[-1]
+
+
+def failed_items(data, suite):
+    """Failed subtests and programs of one suite ('ours' or 'upstream').
+
+    Returns (subtests, programs): "program:subtest" for every failed
+    subtest, and "program (detail)" for every failed or timed out program
+    that no failed subtest explains.
+    """
+    subs, progs = [], []
+    for name, prog in sorted(data.get('programs', {}).items()):
+        if prog.get('suite') != suite:
+            continue
+        bad = [s for s, r in prog.get('subtests', {}).items() if r == 'fail']
+        subs += ['%s:%s' % (name, s) for s in bad]
+        if prog.get('result') in ('fail', 'timeout') and not bad:
+            progs.append('%s (%s)' % (name, prog.get('detail') or
+                                      prog.get('result')))
+    return subs, progs
+
+
+def expect_base(data):
+    """-> None when as expected, else the reason."""
+    if data['status'] != 'fail':
+        return '%s, expected fail: %s' % (data['status'], data.get('reason'))
+    subs, progs = failed_items(data, 'ours')
+    if progs:
+        return 'our programs failed outside a flag_ subtest: ' + \
+            ', '.join(progs)
+    if not subs:
+        return 'none of our subtests failed (only upstream ones)'
+    other = [s for s in subs if not test_name(s).startswith('flag_')]
+    if other:
+        return 'subtests that do not need the flag failed: ' + \
+            ', '.join(other)
+    return None
+
+
+def expect_patched(data):
+    if data['status'] != 'pass':
+        return '%s: %s' % (data['status'], data.get('reason'))
+    return None
+
+
+def timed_out(data, item):
+    prog = data['programs'].get(item.split(' (', 1)[0], {})
+    return prog.get('result') == 'timeout'
+
+
+def mutant_cell(data):
+    """-> (killed, our cell text, upstream cell text, upstream killed)."""
+    if data['status'] == 'error':
+        text = 'ERROR: %s' % data.get('reason')
+        return False, text, 'error', False
+    subs, progs = failed_items(data, 'ours')
+    usubs, uprogs = failed_items(data, 'upstream')
+    upstream = ', '.join(usubs + uprogs) or '-'
+    up_killed = data['status'] == 'fail' and bool(
+        usubs + [p for p in uprogs if not timed_out(data, p)])
+    # A program that hit init's timeout proves nothing: not a kill.
+    killers = subs + [p for p in progs if not timed_out(data, p)]
+    if data['status'] == 'fail' and killers:
+        return True, 'killed by ' + ', '.join(killers), upstream, up_killed
+    if data['status'] == 'fail' and progs:
+        return False, 'NOT KILLED, only timeouts: ' + ', '.join(progs), \
+            upstream, up_killed
+    if data['status'] == 'fail':
+        return False, 'SURVIVED (only upstream failed)', upstream, \
+            up_killed
+    return False, 'SURVIVED', upstream, False
+
+
+def md_table(header, rows):
+    def cell(text):
+        return str(text).replace('|', '\\|').replace('\n', ' ')
+    out = ['| ' + ' | '.join(cell(h) for h in header) + ' |',
+           '|' + '---|' * len(header)]
+    out += ['| ' + ' | '.join(cell(c) for c in row) + ' |' for row in rows]
+    return out
+
+
+def write_atomic(path, text):
+    directory = os.path.dirname(path) or '.'
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=directory,
+                               prefix='.%s.' % os.path.basename(path))
+    mask = os.umask(0)
+    os.umask(mask)
+    try:
+        os.fchmod(fd, 0o666 & ~mask)
+        with os.fdopen(fd, 'w', encoding='utf-8') as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def gate(args):
+    passed = failed = 0
+    rows = []
+    for variant in args.variants:
+        row = [variant]
+        for arch in args.arches:
+            data, missing = load(args.results, variant, arch)
+            if data is None:
+                why = missing
+            elif variant == 'base':
+                why = expect_base(data)
+            elif variant == 'patched':
+                why = expect_patched(data)
+            else:
+                killed, text, _, _ = mutant_cell(data)
+                why = None if killed else text
+            if why:
+                failed += 1
+                row.append('UNEXPECTED: ' + why)
+            else:
+                passed += 1
+                row.append('as expected')
+        rows.append(row)
+    lines = ['# clone3 gate: variant x arch', '',
+             'base: must fail, only in our flag_* tests; '
+             'patched: must pass.', '']
+    lines += md_table(['variant'] + args.arches, rows)
+    lines += ['', '%d passed, %d failed' % (passed, failed)]
+    text = '\n'.join(lines) + '\n'
+    write_atomic(os.path.join(args.results, 'summary.md'), text)
+    print(text, end='')
+    return 0 if failed == 0 else 1
+
+
+def patch_headers(path):
+    """-> (subject, promise) from a mutant patch's header."""
+    subject, promise = None, None
+    try:
+        with open(path, encoding='utf-8', errors='replace') as f:
+            for line in f:
+                line = line.rstrip('\n')
+                if line.startswith('diff --git') or line == '---':
+                    break
+                if subject is None and line.startswith('Subject:'):
+                    subject = re.sub(r'^\[[^]]*\]\s*', '',
+                                     line[len('Subject:'):].strip())
+                elif promise is None and line.strip().startswith('Breaks:'):
+                    promise = line.strip()[len('Breaks:'):].strip()
+    except OSError:
+        pass
+    return subject or os.path.basename(path), promise or '(no Breaks: line)'
+
+
+def find_patch(variant, by_name):
+    """The patch of a result variant: same stem, or a stem it ends with."""
+    if variant in by_name:
+        return by_name[variant]
+    for stem, path in sorted(by_name.items()):
+        if variant.endswith('-' + stem) or variant.endswith('_' + stem):
+            return path
+    return None
+
+
+def mutant_list(args):
+    """-> list of (variant name, patch path or None)."""
+    patches = sorted(glob.glob(os.path.join(args.mutants_dir, '*.patch')))
+    by_name = {os.path.basename(p)[:-len('.patch')]: p for p in patches}
+    if args.variants_given:
+        return [(v, find_patch(v, by_name)) for v in args.variants]
+    if not patches:
+        raise UsageError('no mutant patches (*.patch) in %s' %
+                         args.mutants_dir)
+    return sorted(by_name.items())
+
+
+def mutants(args):
+    passed = failed = 0
+    ours_rows, up_rows, heads = [], [], []
+    up_kills = 0
+    for variant, patch in mutant_list(args):
+        subject, promise = patch_headers(patch) if patch else \
+            (variant, '(patch not found)')
+        heads.append('- **%s**: %s. Breaks: %s' % (variant, subject,
+                                                   promise))
+        ours, ups = [variant], [variant]
+        for arch in args.arches:
+            data, missing = load(args.results, variant, arch)
+            if data is None:
+                killed, text, up, up_killed = False, 'MISSING: ' + missing, \
+                    'missing', False
+            else:
+                killed, text, up, up_killed = mutant_cell(data)
+            passed += killed
+            failed += not killed
+            up_kills += up_killed
+            ours.append(text)
+            ups.append(up)
+        ours_rows.append(ours)
+        up_rows.append(ups)
+    cells = passed + failed
+
+    def rate(n):
+        return '%d/%d (%.0f%%)' % (n, cells, 100.0 * n / cells if cells
+                                   else 0)
+    lines = ['# clone3 mutants: mutant x arch', ''] + heads + ['']
+    lines += ['## Our suite (killing tests)', '']
+    lines += md_table(['mutant'] + args.arches, ours_rows)
+    lines += ['', 'Kill rate, our suite: ' + rate(passed), '']
+    lines += ['## Upstream suite (failed programs/subtests)', '']
+    lines += md_table(['mutant'] + args.arches, up_rows)
+    lines += ['', 'Kill rate, upstream suite: ' + rate(up_kills), '']
+    lines += ['%d passed, %d failed' % (passed, failed)]
+    text = '\n'.join(lines) + '\n'
+    write_atomic(os.path.join(args.results, 'mutants.md'), text)
+    print(text, end='')
+    return 0 if failed == 0 else 1
+
+
+def names(value, what):
+    items = value.split()
+    for item in items:
+        if not NAME_RE.match(item):
+            raise UsageError('bad %s name %r' % (what, item))
+    if not items:
+        raise UsageError('empty --%s' % what)
+    return items
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(usage=USAGE, description=__doc__,
+                                     formatter_class=argparse.
+                                     RawDescriptionHelpFormatter)
+    parser.add_argument('--results', required=True)
+    parser.add_argument('--mode', required=True, choices=('gate', 'mutants'))
+    parser.add_argument('--arches', default='x86_64 arm64 riscv64')
+    parser.add_argument('--variants', default=None)
+    parser.add_argument('--mutants-dir',
+                        default=os.path.join(REPO, 'patches', 'mutants'))
+    args = parser.parse_args(argv)
+    args.arches = names(args.arches, 'arches')
+    args.variants_given = args.variants is not None
+    if args.variants_given:
+        args.variants = names(args.variants, 'variants')
+    elif args.mode == 'gate':
+        args.variants = ['base', 'patched']
+    if not os.path.isdir(args.results):
+        raise UsageError('no results directory at %s' % args.results)
+    if args.mode == 'mutants' and not args.variants_given and \
+            not os.path.isdir(args.mutants_dir):
+        raise UsageError('no mutants directory at %s' % args.mutants_dir)
+    return args
+
+
+def main(argv):
+    try:
+        args = parse_args(argv)
+        return gate(args) if args.mode == 'gate' else mutants(args)
+    except UsageError as e:
+        print('error: %s' % e, file=sys.stderr)
+        print('usage: ' + USAGE, file=sys.stderr)
+        return 2
+    except OSError as e:
+        print('error: %s' % e, file=sys.stderr)
+        return 2
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Tests of scripts/ktap-report.py on the sample console logs in
+tests/data/: each log shape must give the right status and reason, and the
+.ktap, .xml and .json files must be complete and well formed.
+
+usage: tests/test_ktap_report.py
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import taprunner  # noqa: E402
+
+REPORT = os.path.join(os.path.dirname(HERE), 'scripts', 'ktap-report.py')
+DATA = os.path.join(HERE, 'data')
+OURS = ('clone3_clear_sighand_abi', 'clone3_spawn_test', 'clone3_fuzz')
+
+
+class ReportTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix='ktap-report-test.')
+        self.suite = os.path.join(self.tmp, 'suite')
+        os.mkdir(self.suite)
+        for name in OURS:
+            open(os.path.join(self.suite, name + '.c'), 'w').close()
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def run_report(self, log, *extra, arch='x86_64', variant='base'):
+        out = os.path.join(self.tmp, 'results', variant)
+        if not os.path.isabs(log):
+            log = os.path.join(DATA, log)
+        proc = subprocess.run(
+            [REPORT, '--log', log, '--variant', variant, '--arch', arch,
+             '--out-dir', out, '--suite-dir', self.suite] + list(extra),
+            capture_output=True, text=True, check=False)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        base = os.path.join(out, arch)
+        with open(base + '.json', encoding='utf-8') as f:
+            result = json.load(f)
+        self.xml = ET.parse(base + '.xml').getroot()
+        with open(base + '.ktap', encoding='utf-8') as f:
+            self.ktap = f.read()
+        self.assertTrue(os.path.isfile(base + '.log'))
+        leftovers = [n for n in os.listdir(out) if n.startswith('.')]
+        self.assertEqual(leftovers, [], 'temporary files left behind')
+        return result
+
+    def test_good_log_passes(self):
+        r = self.run_report('good.log')
+        self.assertEqual(r['status'], 'pass', r['reason'])
+        self.assertEqual(r['variant'], 'base')
+        self.assertEqual(r['arch'], 'x86_64')
+        self.assertEqual(r['guest_arch'], 'riscv64')
+        progs = r['programs']
+        self.assertEqual(list(progs), ['clone3_clear_sighand_abi', 'clone3',
+                                       'clone3_cap_checkpoint_restore',
+                                       'clone3_fuzz'])
+        self.assertEqual(progs['clone3_clear_sighand_abi']['suite'], 'ours')
+        self.assertEqual(progs['clone3']['suite'], 'upstream')
+        self.assertEqual(progs['clone3_cap_checkpoint_restore']['result'],
+                         'skip')
+        self.assertIn('not built', progs['clone3_cap_checkpoint_restore']
+                      ['detail'])
+        self.assertEqual(progs['clone3_clear_sighand_abi']['subtests'], {
+            'global.flag_resets_handler': 'pass',
+            'global.flag_keeps_ignored': 'pass',
+            'global.plain_clone_keeps_handler': 'pass'})
+        self.assertEqual(progs['clone3_fuzz']['duration_ms'], 900)
+        self.assertEqual(r['counts']['pass'], 3)
+        self.assertEqual(r['counts']['skip'], 1)
+
+    def test_skip_named_after_harness_run_line(self):
+        r = self.run_report('good.log')
+        subs = r['programs']['clone3_fuzz']['subtests']
+        self.assertEqual(subs['global.flag_random'], 'skip')
+        subs = r['programs']['clone3']['subtests']
+        self.assertEqual(subs['Skipping clone3() with CLONE_NEWPID'], 'skip')
+
+    def test_ktap_document_is_the_text_between_markers(self):
+        self.run_report('good.log')
+        lines = self.ktap.splitlines()
+        self.assertEqual(lines[0], 'KTAP version 1')
+        self.assertEqual(lines[1], '1..4')
+        self.assertEqual(lines[-1], 'ok 4 clone3_fuzz')
+        self.assertNotIn('CLONE3-GATE', self.ktap)
+        self.assertNotIn('\r', self.ktap)
+        self.assertNotIn('Linux version', self.ktap)
+        self.assertIn('    ok 1 global.flag_resets_handler', lines)
+
+    def test_junit_counts_and_names(self):
+        self.run_report('fail.log', variant='base', arch='arm64')
+        root = self.xml
+        self.assertEqual(root.tag, 'testsuites')
+        self.assertEqual(root.get('failures'), '2')
+        self.assertEqual(root.get('errors'), '1')
+        suites = {s.get('name'): s for s in root.iter('testsuite')}
+        abi = suites['base.arm64.clone3_clear_sighand_abi']
+        self.assertEqual(abi.get('tests'), '3')
+        self.assertEqual(abi.get('failures'), '2')
+        case = abi.find('testcase')
+        self.assertEqual(case.get('classname'),
+                         'base.arm64.clone3_clear_sighand_abi')
+        self.assertEqual(case.get('name'), 'global.flag_resets_handler')
+        self.assertIn('Expected ret (-1) == 0 (0)',
+                      case.find('failure').get('message'))
+        fuzz = suites['base.arm64.clone3_fuzz']
+        err = fuzz.find('testcase/error')
+        self.assertEqual(err.get('message').split(';')[0],
+                         'TIMEOUT 60 seconds')
+        skip = suites['base.arm64.clone3_cap_checkpoint_restore']
+        self.assertIsNotNone(skip.find('testcase/skipped'))
+        for case in root.iter('testcase'):
+            self.assertIsNotNone(case.get('time'))
+
+    def test_failing_log_fails_with_the_failed_tests_named(self):
+        r = self.run_report('fail.log')
+        self.assertEqual(r['status'], 'fail')
+        self.assertIn('global.flag_resets_handler', r['reason'])
+        self.assertIn('clone3_fuzz (TIMEOUT 60 seconds', r['reason'])
+        progs = r['programs']
+        self.assertEqual(progs['clone3_clear_sighand_abi']['result'], 'fail')
+        self.assertEqual(progs['clone3_clear_sighand_abi']['detail'],
+                         'exit=1')
+        self.assertEqual(progs['clone3_fuzz']['result'], 'timeout')
+        self.assertEqual(r['counts']['timeout'], 1)
+        self.assertEqual(r['counts']['subtests_fail'], 2)
+
+    def test_panic_is_an_error_that_quotes_the_panic_line(self):
+        r = self.run_report('panic.log')
+        self.assertEqual(r['status'], 'error')
+        self.assertIn("'Kernel panic - not syncing: Attempted to kill init!",
+                      r['reason'])
+        gate = self.xml.find("testsuite[@name='base.x86_64.gate']")
+        self.assertIsNotNone(gate.find('testcase/error'))
+
+    def test_cut_off_document_names_the_last_line(self):
+        r = self.run_report('cut.log')
+        self.assertEqual(r['status'], 'error')
+        self.assertIn('no CLONE3-GATE-END marker', r['reason'])
+        self.assertIn("'ok 2 clone3'", r['reason'])
+
+    def test_host_timeout_is_said(self):
+        r = self.run_report('cut.log', '--timed-out')
+        self.assertEqual(r['status'], 'error')
+        self.assertTrue(r['reason'].startswith('host timeout fired'))
+        r = self.run_report('good.log', '--timed-out')
+        self.assertEqual(r['status'], 'error')
+        self.assertIn('did not power off', r['reason'])
+
+    def test_plan_mismatch_is_an_error(self):
+        r = self.run_report('mismatch.log')
+        self.assertEqual(r['status'], 'error')
+        self.assertIn('plan 1..3', r['reason'])
+
+    def test_no_boot_is_an_error(self):
+        r = self.run_report('noboot.log')
+        self.assertEqual(r['status'], 'error')
+        self.assertIn('no CLONE3-GATE-BEGIN', r['reason'])
+        self.assertEqual(r['programs'], {})
+
+    def test_kernel_messages_inside_lines_are_taken_out(self):
+        r = self.run_report('interleaved.log')
+        self.assertEqual(r['status'], 'pass', r['reason'])
+        progs = r['programs']
+        self.assertIn('clone3', progs)
+        self.assertEqual(progs['clone3_clear_sighand_abi']['subtests']
+                         ['global.flag_keeps_ignored'], 'pass')
+        self.assertIn('random: crng init done',
+                      ' '.join(r['kernel_messages']))
+        self.assertNotIn('crng', self.ktap)
+        self.assertIn('ok 2 clone3\n', self.ktap)
+
+    def write_log(self, text):
+        path = os.path.join(self.tmp, 'made.log')
+        with open(path, 'w', encoding='utf-8') as f:
+            f.write(text)
+        return path
+
+    def test_end_counts_must_match_results(self):
+        log = self.write_log(
+            'CLONE3-GATE-BEGIN arch=x86_64 programs=1\nKTAP version 1\n'
+            '1..1\nok 1 clone3\nCLONE3-GATE-END pass=0 fail=1 skip=0 '
+            'timeout=0\n')
+        r = self.run_report(log)
+        self.assertEqual(r['status'], 'error')
+        self.assertIn('differ', r['reason'])
+
+    def test_failed_program_without_failed_subtest_fails(self):
+        log = self.write_log(
+            'CLONE3-GATE-BEGIN arch=x86_64 programs=1\nKTAP version 1\n'
+            '1..1\n    TAP version 13\n    1..1\n    ok 1 global.a\n'
+            'not ok 1 clone3_spawn_test # signal=SIGSEGV\n'
+            'CLONE3-GATE-END pass=0 fail=1 skip=0 timeout=0\n')
+        r = self.run_report(log)
+        self.assertEqual(r['status'], 'fail')
+        self.assertIn('clone3_spawn_test (signal=SIGSEGV)', r['reason'])
+        names = [c.get('name') for c in self.xml.iter('testcase')]
+        self.assertEqual(names, ['global.a', 'clone3_spawn_test'])
+
+    def test_bail_out_and_empty_run_list_are_errors(self):
+        log = self.write_log(
+            'CLONE3-GATE-BEGIN arch=x86_64 programs=0\nKTAP version 1\n'
+            '1..0\nBail out! cannot read /clone3/run-list: No such file\n'
+            'CLONE3-GATE-END pass=0 fail=0 skip=0 timeout=0\n')
+        r = self.run_report(log)
+        self.assertEqual(r['status'], 'error')
+        self.assertIn('Bail out!', r['reason'])
+
+    def test_log_in_out_dir_is_not_copied_onto_itself(self):
+        out = os.path.join(self.tmp, 'results', 'base')
+        os.makedirs(out)
+        shutil.copy(os.path.join(DATA, 'good.log'),
+                    os.path.join(out, 'x86_64.log'))
+        r = self.run_report(os.path.join(out, 'x86_64.log'))
+        self.assertEqual(r['status'], 'pass')
+
+    def test_bad_usage_exits_2(self):
+        cases = [
+            [],
+            ['--log', os.path.join(DATA, 'good.log'), '--variant', 'base'],
+            ['--log', '/nonexistent', '--variant', 'base', '--arch', 'x',
+             '--out-dir', self.tmp],
+            ['--log', os.path.join(DATA, 'good.log'), '--variant', 'a/b',
+             '--arch', 'x', '--out-dir', self.tmp],
+        ]
+        for args in cases:
+            proc = subprocess.run([REPORT] + args, capture_output=True,
+                                  text=True, check=False)
+            self.assertEqual(proc.returncode, 2, args)
+            self.assertIn('usage', proc.stderr)
+
+
+if __name__ == '__main__':
+    taprunner.main()

@@ -43,7 +43,12 @@ def load(results, variant, arch):
         return None, 'no result (%s missing)' % path
     except (OSError, ValueError) as e:
         return None, 'unreadable result %s: %s' % (path, e)
-    if not isinstance(data, dict) or 'status' not in data:
+    progs = data.get('programs') if isinstance(data, dict) else None
+    if not isinstance(progs, dict) or data.get('status') not in \
+            ('pass', 'fail', 'error') or not all(
+                isinstance(p, dict) and isinstance(p.get('subtests', {}),
+                                                   dict)
+                for p in progs.values()):
         return None, 'malformed result %s' % path
     return data, None
 

@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Tests of scripts/summarize.py: each expectation (base, patched, mutant)
+must be met or missed for the right reason, with the right exit code and
+closing line.
+
+usage: tests/test_summarize.py
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import taprunner  # noqa: E402
+
+SUMMARIZE = os.path.join(os.path.dirname(HERE), 'scripts', 'summarize.py')
+
+
+def prog(suite, result='pass', detail='', **subtests):
+    return {'suite': suite, 'result': result, 'detail': detail,
+            'subtests': subtests}
+
+
+def result(status, reason='', **programs):
+    return {'status': status, 'reason': reason, 'programs': programs,
+            'counts': {}}
+
+
+BASE_OK = result(
+    'fail', 'failed: ...',
+    clone3_clear_sighand_abi=prog('ours', 'fail', 'exit=1', **{
+        'global.flag_resets_handler': 'fail',
+        'global.no_flag_keeps_handler': 'pass'}),
+    clone3_clear_sighand=prog('upstream', 'fail', 'exit=1'),
+    clone3=prog('upstream', **{'[1] Result (0)': 'pass'}))
+PATCHED_OK = result('pass', 'all passed',
+                    clone3_clear_sighand_abi=prog('ours', **{
+                        'global.flag_resets_handler': 'pass'}))
+
+
+class SummarizeTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix='summarize-test.')
+        self.results = os.path.join(self.tmp, 'results')
+        self.mutants = os.path.join(self.tmp, 'mutants')
+        os.makedirs(self.results)
+        os.makedirs(self.mutants)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def put(self, variant, arch, data):
+        d = os.path.join(self.results, variant)
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, arch + '.json'), 'w',
+                  encoding='utf-8') as f:
+            json.dump(data, f)
+
+    def summarize(self, mode, *extra, arches='x86_64 arm64'):
+        proc = subprocess.run(
+            [SUMMARIZE, '--results', self.results, '--mode', mode,
+             '--arches', arches, '--mutants-dir', self.mutants] +
+            list(extra), capture_output=True, text=True, check=False)
+        return proc
+
+    def gate_ok_everywhere(self):
+        for arch in ('x86_64', 'arm64'):
+            self.put('base', arch, BASE_OK)
+            self.put('patched', arch, PATCHED_OK)
+
+    def test_gate_all_as_expected(self):
+        self.gate_ok_everywhere()
+        proc = self.summarize('gate')
+        self.assertEqual(proc.returncode, 0, proc.stdout)
+        self.assertEqual(proc.stdout.splitlines()[-1], '4 passed, 0 failed')
+        with open(os.path.join(self.results, 'summary.md'),
+                  encoding='utf-8') as f:
+            self.assertEqual(f.read(), proc.stdout)
+        self.assertEqual(proc.stdout.count('as expected'), 4)
+
+    def test_missing_result_counts_as_failed(self):
+        self.gate_ok_everywhere()
+        proc = self.summarize('gate', arches='x86_64 arm64 riscv64')
+        self.assertEqual(proc.returncode, 1)
+        self.assertEqual(proc.stdout.splitlines()[-1], '4 passed, 2 failed')
+        self.assertIn('UNEXPECTED: no result', proc.stdout)
+
+    def base_case(self, data):
+        self.gate_ok_everywhere()
+        self.put('base', 'arm64', data)
+        proc = self.summarize('gate')
+        self.assertEqual(proc.returncode, 1, proc.stdout)
+        self.assertEqual(proc.stdout.splitlines()[-1], '3 passed, 1 failed')
+        return proc.stdout
+
+    def test_base_that_passes_is_unexpected(self):
+        out = self.base_case(PATCHED_OK)
+        self.assertIn('UNEXPECTED: pass, expected fail', out)
+
+    def test_base_failing_a_test_without_the_flag_is_unexpected(self):
+        out = self.base_case(result('fail', **{
+            'clone3_fuzz': prog('ours', 'fail', 'exit=1', **{
+                'global.flag_sizes': 'fail', 'global.sizes': 'fail'})}))
+        self.assertIn('do not need the flag failed: clone3_fuzz:global.sizes',
+                      out)
+
+    def test_base_failing_only_upstream_is_unexpected(self):
+        out = self.base_case(result('fail', clone3=prog(
+            'upstream', 'fail', 'exit=1', a='fail')))
+        self.assertIn('none of our subtests failed', out)
+
+    def test_base_with_our_program_timing_out_is_unexpected(self):
+        data = json.loads(json.dumps(BASE_OK))
+        data['programs']['clone3_fuzz'] = prog('ours', 'timeout',
+                                               'TIMEOUT 60 seconds')
+        out = self.base_case(data)
+        self.assertIn('clone3_fuzz (TIMEOUT 60 seconds)', out)
+
+    def test_base_error_is_unexpected(self):
+        out = self.base_case(result('error', 'kernel panic: boom'))
+        self.assertIn('error, expected fail: kernel panic: boom', out)
+
+    def test_malformed_result_is_unexpected(self):
+        out = self.base_case({'status': 'fail', 'programs': {'x': None}})
+        self.assertIn('UNEXPECTED: malformed result', out)
+
+    def test_patched_failure_is_unexpected(self):
+        self.gate_ok_everywhere()
+        self.put('patched', 'x86_64', BASE_OK)
+        proc = self.summarize('gate')
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn('UNEXPECTED: fail: failed: ...', proc.stdout)
+
+    def write_mutant(self, name, subject, promise):
+        with open(os.path.join(self.mutants, name + '.patch'), 'w',
+                  encoding='utf-8') as f:
+            f.write('From 0 Mon Sep 17 00:00:00 2001\nFrom: A <a@b>\n'
+                    'Subject: [PATCH] %s\n\nBreaks: %s\n\nWhy.\n---\n'
+                    'diff --git a/x b/x\n' % (subject, promise))
+
+    def test_mutants_matrix(self):
+        self.write_mutant('01-killed', 'mutant: killed', 'the flag works')
+        self.write_mutant('02-survives', 'mutant: survives', 'nothing')
+        self.write_mutant('03-panics', 'mutant: panics', 'boot')
+        self.write_mutant('04-upstream', 'mutant: upstream only', 'x')
+        self.write_mutant('05-timeout', 'mutant: hangs', 'y')
+        for arch in ('x86_64', 'arm64'):
+            self.put('01-killed', arch, BASE_OK)
+            self.put('02-survives', arch, PATCHED_OK)
+            self.put('03-panics', arch, result('error', 'kernel panic'))
+            self.put('04-upstream', arch, result('fail', clone3=prog(
+                'upstream', 'fail', 'exit=1', a='fail')))
+            self.put('05-timeout', arch, result('fail', clone3_fuzz=prog(
+                'ours', 'timeout', 'TIMEOUT 60 seconds')))
+        proc = self.summarize('mutants')
+        out = proc.stdout
+        self.assertEqual(proc.returncode, 1)
+        self.assertEqual(out.splitlines()[-1], '2 passed, 8 failed')
+        self.assertIn('**01-killed**: mutant: killed. Breaks: the flag works',
+                      out)
+        self.assertIn('killed by clone3_clear_sighand_abi:'
+                      'global.flag_resets_handler', out)
+        self.assertIn('| 02-survives | SURVIVED | SURVIVED |', out)
+        self.assertIn('ERROR: kernel panic', out)
+        self.assertIn('SURVIVED (only upstream failed)', out)
+        self.assertIn('NOT KILLED, only timeouts', out)
+        self.assertIn('| 01-killed | clone3_clear_sighand (exit=1) |', out)
+        self.assertIn('Kill rate, our suite: 2/10 (20%)', out)
+        self.assertIn('Kill rate, upstream suite: 4/10 (40%)', out)
+        self.assertTrue(os.path.isfile(os.path.join(self.results,
+                                                    'mutants.md')))
+
+    def test_mutants_all_killed_exit_0(self):
+        self.write_mutant('01-killed', 'mutant: killed', 'the flag works')
+        for arch in ('x86_64', 'arm64'):
+            self.put('mutant-01-killed', arch, BASE_OK)
+        proc = self.summarize('mutants', '--variants', 'mutant-01-killed')
+        self.assertEqual(proc.returncode, 0, proc.stdout)
+        self.assertIn('mutant: killed. Breaks: the flag works', proc.stdout)
+        self.assertEqual(proc.stdout.splitlines()[-1], '2 passed, 0 failed')
+
+    def test_bad_usage_exits_2(self):
+        cases = [
+            ['--mode', 'gate'],
+            ['--results', self.results, '--mode', 'nope'],
+            ['--results', os.path.join(self.tmp, 'none'), '--mode', 'gate'],
+            ['--results', self.results, '--mode', 'gate', '--arches', 'a/b'],
+            ['--results', self.results, '--mode', 'mutants',
+             '--mutants-dir', self.mutants],
+        ]
+        for args in cases:
+            proc = subprocess.run([SUMMARIZE] + args, capture_output=True,
+                                  text=True, check=False)
+            self.assertEqual(proc.returncode, 2, args)
+            self.assertIn('usage', proc.stderr)
+
+
+if __name__ == '__main__':
+    taprunner.main()

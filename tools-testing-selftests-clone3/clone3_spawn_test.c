@@ -66,11 +66,6 @@ static void record_view(void *data)
 	v->done = 1;
 }
 
-static unsigned long sigbit(int sig)
-{
-	return 1UL << (sig - 1);
-}
-
 static bool catchable(int sig)
 {
 	return sig != SIGKILL && sig != SIGSTOP;

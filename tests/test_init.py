@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Tests of the guest's init (qemu-images/init/init.c) run natively in host
+mode (not PID 1: no mounts, no reboot) with CLONE3_INIT_ROOT pointing at a
+directory of fake test programs.  The last tests feed init's output to
+scripts/ktap-report.py, as the gate does with a console log.
+
+usage: tests/test_init.py
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import taprunner  # noqa: E402
+
+REPO = os.path.dirname(HERE)
+REPORT = os.path.join(REPO, 'scripts', 'ktap-report.py')
+INIT = None
+BUILD = None
+
+PROGRAMS = {
+    'good': 'echo "TAP version 13"; echo "1..1"; echo "ok 1 global.a"',
+    'bad': 'echo "not ok 1 global.flag_b"; exit 1',
+    'skipper': 'echo "# not here"; exit 4',
+    'crash': 'kill -SEGV $$',
+    'noeol': 'printf "no newline at end"',
+    'env': 'echo "PATH=$PATH PWD=$(/bin/pwd) REQ=$CLONE3_REQUIRE_CLEAR_SIGHAND"',
+    'stderr': 'echo to-stderr >&2',
+    'hang': 'echo started; /bin/sleep 300',
+    'orphan': '(/bin/sleep 300; echo never) & echo parent-exits',
+    'escape': '/usr/bin/setsid /bin/sleep 300 & echo escaped',
+    'long': '/usr/bin/head -c 10000 /dev/zero | /usr/bin/tr "\\0" x; echo',
+}
+
+
+def setUpModule():
+    global INIT, BUILD
+    BUILD = tempfile.mkdtemp(prefix='init-test-build.')
+    subprocess.run(['make', '-s', '-C', os.path.join(REPO, 'qemu-images',
+                                                      'init'),
+                    'OUT=' + BUILD], check=True)
+    INIT = os.path.join(BUILD, 'init')
+
+
+def tearDownModule():
+    shutil.rmtree(BUILD)
+
+
+def sleepers():
+    """PIDs of the 'sleep 300' the fake programs start."""
+    out = subprocess.run(['ps', '-eo', 'pid=,args='], capture_output=True,
+                         text=True, check=True).stdout
+    return [l for l in out.splitlines() if l.split(None, 1)[1:] ==
+            ['/bin/sleep 300']]
+
+
+class InitTest(unittest.TestCase):
+    def setUp(self):
+        self.root = tempfile.mkdtemp(prefix='init-test-root.')
+        for name, body in PROGRAMS.items():
+            path = os.path.join(self.root, name)
+            with open(path, 'w', encoding='utf-8') as f:
+                f.write('#!/bin/sh\n%s\n' % body)
+            os.chmod(path, 0o755)
+        self.settings('timeout=2')
+
+    def tearDown(self):
+        shutil.rmtree(self.root)
+
+    def settings(self, text):
+        with open(os.path.join(self.root, 'settings'), 'w',
+                  encoding='utf-8') as f:
+            f.write(text + '\n')
+
+    def run_init(self, *names, env=None, timeout=30):
+        with open(os.path.join(self.root, 'run-list'), 'w',
+                  encoding='utf-8') as f:
+            f.write(''.join(n + '\n' for n in names))
+        environ = {'CLONE3_INIT_ROOT': self.root, 'PATH': '/usr/bin:/bin'}
+        environ.update(env or {})
+        start = time.monotonic()
+        proc = subprocess.run([INIT], env=environ, capture_output=True,
+                              text=True, timeout=timeout, check=False)
+        self.elapsed = time.monotonic() - start
+        return proc
+
+    def test_protocol_header_results_and_end(self):
+        proc = self.run_init('good', 'bad', 'skipper', 'crash',
+                             'notbuilt SKIP no libcap')
+        lines = proc.stdout.splitlines()
+        self.assertRegex(lines[0],
+                         r'^CLONE3-GATE-BEGIN arch=\S+ programs=5$')
+        self.assertEqual(lines[1:3], ['KTAP version 1', '1..5'])
+        results = [l for l in lines if re.match(r'^(not )?ok ', l)]
+        self.assertEqual(results, [
+            'ok 1 good', 'not ok 2 bad # exit=1', 'ok 3 skipper # SKIP',
+            'not ok 4 crash # signal=SIGSEGV',
+            'ok 5 notbuilt # SKIP not built: no libcap'])
+        self.assertEqual(lines[-1],
+                         'CLONE3-GATE-END pass=1 fail=2 skip=2 timeout=0')
+        self.assertIn('    ok 1 global.a', lines)
+        self.assertIn('    not ok 1 global.flag_b', lines)
+        self.assertEqual(proc.returncode, 1)
+
+    def test_exit_0_when_all_pass_or_skip(self):
+        proc = self.run_init('good', 'skipper', 'x SKIP why')
+        self.assertEqual(proc.returncode, 0, proc.stdout)
+
+    def test_output_lines_are_nested_and_complete(self):
+        proc = self.run_init('noeol', 'stderr', 'long')
+        lines = proc.stdout.splitlines()
+        self.assertIn('    no newline at end', lines)
+        self.assertIn('    to-stderr', lines)
+        xs = ''.join(l[4:] for l in lines if l.startswith('    x'))
+        self.assertEqual(xs, 'x' * 10000)
+
+    def test_environment_path_and_cwd(self):
+        proc = self.run_init('env',
+                             env={'CLONE3_REQUIRE_CLEAR_SIGHAND': '1'})
+        self.assertIn('    PATH=%s PWD=%s REQ=1' % (self.root, self.root),
+                      proc.stdout.splitlines())
+
+    def test_missing_program_fails(self):
+        proc = self.run_init('nothere', 'good')
+        self.assertIn('not ok 1 nothere # exit=127', proc.stdout)
+        self.assertIn('ok 2 good', proc.stdout)
+        self.assertIn('cannot execute', proc.stdout)
+
+    def test_timeout_kills_the_process_group(self):
+        proc = self.run_init('hang', 'good')
+        self.assertIn('not ok 1 hang # TIMEOUT 2 seconds', proc.stdout)
+        self.assertIn('    started', proc.stdout)
+        self.assertIn('ok 2 good', proc.stdout)
+        self.assertIn('timeout=1', proc.stdout.splitlines()[-1])
+        self.assertLess(self.elapsed, 10)
+        self.assertEqual(sleepers(), [])
+
+    def test_orphans_do_not_outlive_their_program(self):
+        proc = self.run_init('orphan', 'escape', 'good')
+        self.assertIn('ok 1 orphan', proc.stdout)
+        self.assertIn('ok 2 escape', proc.stdout)
+        self.assertNotIn('never', proc.stdout)
+        self.assertLess(self.elapsed, 10)
+        self.assertEqual(sleepers(), [])
+
+    def test_default_timeout_without_settings(self):
+        os.unlink(os.path.join(self.root, 'settings'))
+        proc = self.run_init('good')
+        self.assertEqual(proc.returncode, 0)
+
+    def test_run_list_missing_bails_out(self):
+        proc = self.run_init('good')
+        os.unlink(os.path.join(self.root, 'run-list'))
+        proc = subprocess.run([INIT], env={'CLONE3_INIT_ROOT': self.root},
+                              capture_output=True, text=True, timeout=10,
+                              check=False)
+        self.assertIn('programs=0', proc.stdout)
+        self.assertIn('Bail out! cannot read', proc.stdout)
+        self.assertEqual(proc.returncode, 1)
+
+    def test_fault_exit_prints_nothing(self):
+        proc = self.run_init('good', env={'CLONE3_GATE_FAULT': 'exit'})
+        self.assertEqual(proc.stdout, '')
+        self.assertNotEqual(proc.returncode, 0)
+
+    def test_fault_hang_prints_header_then_hangs(self):
+        with self.assertRaises(subprocess.TimeoutExpired) as cm:
+            self.run_init('good', env={'CLONE3_GATE_FAULT': 'hang'},
+                          timeout=2)
+        out = cm.exception.stdout
+        out = out.decode() if isinstance(out, bytes) else out
+        self.assertEqual(out.splitlines()[1:], ['KTAP version 1', '1..1'])
+        self.assertNotIn('ok 1', out)
+
+    def test_fault_cut_stops_without_end(self):
+        proc = self.run_init('good', 'good', 'good', 'good',
+                             env={'CLONE3_GATE_FAULT': 'cut'})
+        self.assertIn('ok 2 good', proc.stdout)
+        self.assertNotIn('ok 3 good', proc.stdout)
+        self.assertNotIn('CLONE3-GATE-END', proc.stdout)
+
+    def report(self, stdout, variant='patched'):
+        log = os.path.join(self.root, 'console.log')
+        with open(log, 'w', encoding='utf-8') as f:
+            f.write(stdout)
+        suite = os.path.join(self.root, 'suite')
+        os.makedirs(suite, exist_ok=True)
+        open(os.path.join(suite, 'bad.c'), 'w').close()
+        out = os.path.join(self.root, 'results')
+        subprocess.run([REPORT, '--log', log, '--variant', variant,
+                        '--arch', 'x86_64', '--out-dir', out,
+                        '--suite-dir', suite], check=True,
+                       capture_output=True)
+        with open(os.path.join(out, 'x86_64.json'), encoding='utf-8') as f:
+            return json.load(f)
+
+    def test_report_reads_init_output(self):
+        r = self.report(self.run_init('good', 'bad', 'hang',
+                                      'x SKIP why').stdout)
+        self.assertEqual(r['status'], 'fail', r['reason'])
+        self.assertEqual(r['programs']['bad']['suite'], 'ours')
+        self.assertEqual(r['programs']['bad']['subtests'],
+                         {'global.flag_b': 'fail'})
+        self.assertEqual(r['programs']['hang']['result'], 'timeout')
+        self.assertEqual(r['counts']['skip'], 1)
+        r = self.report(self.run_init('good', 'skipper').stdout)
+        self.assertEqual(r['status'], 'pass', r['reason'])
+
+    def test_report_sees_cut_fault_as_error(self):
+        r = self.report(self.run_init(
+            'good', 'good', env={'CLONE3_GATE_FAULT': 'cut'}).stdout)
+        self.assertEqual(r['status'], 'error')
+        self.assertIn("cut off after log line 8 'ok 1 good'", r['reason'])
+
+
+if __name__ == '__main__':
+    taprunner.main()

@@ -1,0 +1,1102 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The user-visible ABI of the clone3() flag CLONE_CLEAR_SIGHAND: which
+ * flag combinations and struct sizes the kernel takes, and what the
+ * child's signal handler table holds right after the clone.
+ *
+ * Naming rule (the QEMU gate relies on it): every test that needs
+ * CLONE_CLEAR_SIGHAND lives in a fixture named flag_* and is itself named
+ * flag_*; no other test, fixture or variant has "flag_" in its name.
+ *
+ * The signal tables are read and written with the raw rt_sigaction()
+ * system call, as the C library hides some signals (32 and 33 on glibc).
+ * Children that share the parent's memory (CLONE_VM) run on their own
+ * stack and only make raw system calls before they exit.
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/futex.h>
+#include <linux/types.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "../kselftest_harness.h"
+
+/* Old or flag-less uapi headers lack these; the values are ABI. */
+#ifndef __NR_clone3
+#define __NR_clone3 435
+#endif
+#ifndef CLONE_CLEAR_SIGHAND
+#define CLONE_CLEAR_SIGHAND 0x100000000ULL
+#endif
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+#ifndef CLONE_DETACHED
+#define CLONE_DETACHED 0x00400000
+#endif
+#ifndef CSIGNAL
+#define CSIGNAL 0x000000ff
+#endif
+#ifndef CLONE_ARGS_SIZE_VER0
+#define CLONE_ARGS_SIZE_VER0 64
+#endif
+
+/*
+ * Every clone3() flag merged up to Linux 6.18: the 32 legacy clone()
+ * bits, CLONE_CLEAR_SIGHAND (bit 32) and CLONE_INTO_CGROUP (bit 33).
+ * Any other bit must be refused; a kernel that defines a new flag must
+ * add it here.
+ */
+#define CLONE3_KNOWN_FLAGS \
+	(0xffffffffULL | CLONE_CLEAR_SIGHAND | CLONE_INTO_CGROUP)
+
+/* Our own copy of struct clone_args as published (CLONE_ARGS_SIZE_VER2). */
+struct abi_clone_args {
+	__u64 flags;
+	__u64 pidfd;
+	__u64 child_tid;
+	__u64 parent_tid;
+	__u64 exit_signal;
+	__u64 stack;
+	__u64 stack_size;
+	__u64 tls;
+	__u64 set_tid;
+	__u64 set_tid_size;
+	__u64 cgroup;
+};
+
+/*
+ * The kernel's struct sigaction as rt_sigaction() reads and writes it.
+ * Architectures with SA_RESTORER carry the restorer before the mask.
+ */
+#if defined(__x86_64__) || defined(__aarch64__) || \
+	defined(__arm__) || defined(__powerpc__) || defined(__s390__)
+#define KSA_HAS_RESTORER 1
+#define KSA_KNOWN_LAYOUT 1
+#elif defined(__riscv) || defined(__loongarch__)
+#define KSA_KNOWN_LAYOUT 1
+#endif
+
+#define KSIG_MAX 64	/* highest signal number, _NSIG - 1 */
+#define LONG_BITS (8 * sizeof(unsigned long))
+#define KSIG_WORDS (KSIG_MAX / LONG_BITS)
+
+struct ksigaction {
+	void *handler;
+	unsigned long flags;
+#ifdef KSA_HAS_RESTORER
+	void *restorer;
+#endif
+	unsigned long mask[KSIG_WORDS];
+};
+
+#define CHILD_STACK_SIZE (256 * 1024)
+#define CHILD_SURVIVED 42
+
+typedef int (*child_fn)(void *arg);
+
+/* What a child saw, written into memory the parent can read. */
+struct child_report {
+	int read_errors;
+	struct ksigaction act[KSIG_MAX + 1];
+	unsigned long blocked[KSIG_WORDS];
+	unsigned long pending[KSIG_WORDS];
+};
+
+static void test_handler(int sig)
+{
+}
+
+static long sys_errno(long ret)
+{
+	return ret < 0 ? -errno : ret;
+}
+
+static int ksigaction(int sig, const struct ksigaction *act,
+		      struct ksigaction *old)
+{
+	return sys_errno(syscall(SYS_rt_sigaction, sig, act, old,
+				 sizeof(act->mask)));
+}
+
+static int ksigprocmask(int how, const unsigned long *set,
+			unsigned long *old)
+{
+	return sys_errno(syscall(SYS_rt_sigprocmask, how, set, old,
+				 KSIG_WORDS * sizeof(unsigned long)));
+}
+
+static void kset_add(unsigned long *set, int sig)
+{
+	set[(sig - 1) / LONG_BITS] |= 1UL << ((sig - 1) % LONG_BITS);
+}
+
+static bool kset_has(const unsigned long *set, int sig)
+{
+	return set[(sig - 1) / LONG_BITS] & (1UL << ((sig - 1) % LONG_BITS));
+}
+
+static unsigned long long kset_bits(const unsigned long *set)
+{
+	unsigned long long bits = 0;
+	int sig;
+
+	for (sig = 1; sig <= KSIG_MAX; sig++)
+		if (kset_has(set, sig))
+			bits |= 1ULL << (sig - 1);
+	return bits;
+}
+
+static bool catchable(int sig)
+{
+	return sig != SIGKILL && sig != SIGSTOP;
+}
+
+/*
+ * The table the parent installs before a clone: one signal in three is
+ * caught, one ignored and one left at SIG_DFL, all with flags and a mask,
+ * so that each kind shows up below and above SIGRTMIN.  SIGCHLD (17)
+ * stays at SIG_DFL: ignoring it would reap our children for us.
+ */
+enum sig_kind { KIND_CAUGHT, KIND_IGNORED, KIND_DEFAULT };
+
+static enum sig_kind sig_kind(int sig)
+{
+	return (enum sig_kind)(sig % 3);
+}
+
+/* ---- starting children ---- */
+
+#if defined(__x86_64__)
+#define HAVE_STACK_CHILD 1
+static long
+clone3_stack_child(void *args, size_t size, child_fn fn, void *arg)
+{
+	register long rax asm("rax") = __NR_clone3;
+	register void *rdi asm("rdi") = args;
+	register size_t rsi asm("rsi") = size;
+	register child_fn r12 asm("r12") = fn;
+	register void *r13 asm("r13") = arg;
+
+	asm volatile("syscall\n\t"
+		     "test %%rax, %%rax\n\t"
+		     "jnz 1f\n\t"
+		     "xor %%ebp, %%ebp\n\t"
+		     "mov %%r13, %%rdi\n\t"
+		     "call *%%r12\n\t"
+		     "mov %%eax, %%edi\n\t"
+		     "mov %[nr_exit], %%eax\n\t"
+		     "syscall\n\t"
+		     "ud2\n"
+		     "1:"
+		     : "+r" (rax)
+		     : "r" (rdi), "r" (rsi), "r" (r12), "r" (r13),
+		       [nr_exit] "i" (__NR_exit)
+		     : "rcx", "r11", "memory");
+	return rax;
+}
+#elif defined(__aarch64__)
+#define HAVE_STACK_CHILD 1
+static long
+clone3_stack_child(void *args, size_t size, child_fn fn, void *arg)
+{
+	register long x8 asm("x8") = __NR_clone3;
+	register void *x0 asm("x0") = args;
+	register size_t x1 asm("x1") = size;
+	register child_fn x19 asm("x19") = fn;
+	register void *x20 asm("x20") = arg;
+
+	asm volatile("svc #0\n\t"
+		     "cbnz x0, 1f\n\t"
+		     "mov x29, xzr\n\t"
+		     "mov x0, x20\n\t"
+		     "blr x19\n\t"
+		     "mov x8, %[nr_exit]\n\t"
+		     "svc #0\n\t"
+		     "brk #0\n"
+		     "1:"
+		     : "+r" (x0)
+		     : "r" (x8), "r" (x1), "r" (x19), "r" (x20),
+		       [nr_exit] "i" (__NR_exit)
+		     : "memory");
+	return (long)x0;
+}
+#elif defined(__riscv) && __riscv_xlen == 64
+#define HAVE_STACK_CHILD 1
+static long
+clone3_stack_child(void *args, size_t size, child_fn fn, void *arg)
+{
+	register long a7 asm("a7") = __NR_clone3;
+	register void *a0 asm("a0") = args;
+	register size_t a1 asm("a1") = size;
+	register child_fn s1 asm("s1") = fn;
+	register void *s2 asm("s2") = arg;
+
+	asm volatile("ecall\n\t"
+		     "bnez a0, 1f\n\t"
+		     "mv s0, zero\n\t"
+		     "mv a0, s2\n\t"
+		     "jalr s1\n\t"
+		     "li a7, %[nr_exit]\n\t"
+		     "ecall\n\t"
+		     "ebreak\n"
+		     "1:"
+		     : "+r" (a0)
+		     : "r" (a7), "r" (a1), "r" (s1), "r" (s2),
+		       [nr_exit] "i" (__NR_exit)
+		     : "memory");
+	return (long)a0;
+}
+#else
+static long clone3_stack_child(void *args, size_t size, child_fn fn,
+			       void *arg)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
+static void *child_stack(void)
+{
+	static void *stack;
+
+	if (!stack) {
+		stack = mmap(NULL, CHILD_STACK_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+		if (stack == MAP_FAILED)
+			stack = NULL;
+	}
+	return stack;
+}
+
+/*
+ * Call clone3(ARGS, SIZE) and run FN(ARG) in the child, whose exit code
+ * is FN's return value.  A child sharing our memory gets its own stack.
+ * Returns the child's id or -errno.
+ */
+static long start_child(void *args, size_t size, child_fn fn, void *arg)
+{
+	struct abi_clone_args *ca = args;
+	long ret;
+
+	if (ca->flags & CLONE_VM) {
+		if (!ca->stack) {
+			ca->stack = (uintptr_t)child_stack();
+			ca->stack_size = CHILD_STACK_SIZE;
+		}
+		if (!ca->stack)
+			return -ENOMEM;
+		return clone3_stack_child(args, size, fn, arg);
+	}
+	ret = syscall(__NR_clone3, args, size);
+	if (ret == 0)
+		_exit(fn(arg));
+	return sys_errno(ret);
+}
+
+/* Wait until a CLONE_CHILD_CLEARTID thread has gone. */
+static void wait_thread(__u32 *tid)
+{
+	__u32 seen;
+
+	while ((seen = __atomic_load_n(tid, __ATOMIC_ACQUIRE)) != 0)
+		syscall(SYS_futex, tid, FUTEX_WAIT, seen, NULL, NULL, 0);
+}
+
+/*
+ * start_child() and wait for the child; *status gets its wait status
+ * (-1 when no process was started or it was a thread).
+ */
+static long run_child(void *args, size_t size, child_fn fn, void *arg,
+		      int *status)
+{
+	struct abi_clone_args *ca = args;
+	long pid;
+
+	*status = -1;
+	pid = start_child(args, size, fn, arg);
+	if (pid <= 0)
+		return pid;
+	if (ca->flags & CLONE_THREAD)
+		wait_thread((__u32 *)(uintptr_t)ca->child_tid);
+	else if (waitpid(pid, status, 0) != pid)
+		return -ECHILD;
+	return pid;
+}
+
+static int child_exit_ok(void *arg)
+{
+	return 0;
+}
+
+/* Did the child exit by itself with code 0? */
+static bool exited_ok(int status)
+{
+	return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* ---- what is available ---- */
+
+/* The errno of a system call number no kernel implements. */
+static int no_syscall_errno(void)
+{
+	return syscall(-1L) < 0 ? errno : 0;
+}
+
+static bool clone3_available(struct __test_metadata *_metadata)
+{
+	int missing = no_syscall_errno();
+
+	if (syscall(__NR_clone3, NULL, 0) < 0 && errno == missing)
+		SKIP(return false, "clone3() is not implemented: %s",
+		     strerror(missing));
+	return true;
+}
+
+static bool stack_child_available(struct __test_metadata *_metadata)
+{
+#ifndef HAVE_STACK_CHILD
+	SKIP(return false, "no CLONE_VM child start for this architecture");
+#endif
+	return true;
+}
+
+static bool require_flag(void)
+{
+	const char *req = getenv("CLONE3_REQUIRE_CLEAR_SIGHAND");
+
+	return req && !strcmp(req, "1");
+}
+
+/*
+ * Does the kernel take CLONE_CLEAR_SIGHAND alone?  If it refuses it with
+ * EINVAL the flag_* tests skip, or fail when the environment says the
+ * kernel under test must have the flag.
+ */
+static bool flag_available(struct __test_metadata *_metadata)
+{
+	struct abi_clone_args args = {
+		.flags = CLONE_CLEAR_SIGHAND,
+		.exit_signal = SIGCHLD,
+	};
+	long ret;
+	int status;
+
+	if (!clone3_available(_metadata))
+		return false;
+	ret = run_child(&args, sizeof(args), child_exit_ok, NULL, &status);
+	if (ret == -EINVAL && !require_flag())
+		SKIP(return false,
+		     "%s: kernel refuses CLONE_CLEAR_SIGHAND (EINVAL)",
+		     _metadata->name);
+	ASSERT_LT(0, ret) {
+		TH_LOG("clone3(CLONE_CLEAR_SIGHAND) failed: %s%s",
+		       strerror((int)-ret),
+		       require_flag() ?
+		       " (CLONE3_REQUIRE_CLEAR_SIGHAND=1: the flag is required)" :
+		       "");
+	}
+	ASSERT_TRUE(exited_ok(status)) {
+		TH_LOG("probe child wait status 0x%x", status);
+	}
+	return true;
+}
+
+/* ---- acceptance: flags ---- */
+
+FIXTURE(flag_abi) {
+	int unused;
+};
+
+FIXTURE_SETUP(flag_abi)
+{
+}
+
+FIXTURE_TEARDOWN(flag_abi)
+{
+}
+
+/* Start a child that exits at once and check how clone3() answered. */
+static void expect_clone3(struct __test_metadata *_metadata,
+			  struct abi_clone_args *args, size_t size,
+			  long expected)
+{
+	long ret;
+	int status;
+
+	ret = run_child(args, size, child_exit_ok, NULL, &status);
+	if (expected) {
+		EXPECT_EQ(expected, ret) {
+			TH_LOG("flags 0x%llx size %zu: clone3() returned %ld (%s)",
+			       (unsigned long long)args->flags, size, ret,
+			       ret < 0 ? strerror((int)-ret) : "a child");
+		}
+		return;
+	}
+	EXPECT_LT(0, ret) {
+		TH_LOG("flags 0x%llx size %zu: clone3() failed: %s",
+		       (unsigned long long)args->flags, size,
+		       strerror((int)-ret));
+	}
+	if (ret > 0 && !(args->flags & CLONE_THREAD))
+		EXPECT_TRUE(exited_ok(status)) {
+			TH_LOG("child wait status 0x%x", status);
+		}
+}
+
+TEST_F(flag_abi, flag_alone_accepted)
+{
+	struct abi_clone_args args = {
+		.flags = CLONE_CLEAR_SIGHAND,
+		.exit_signal = SIGCHLD,
+	};
+
+	if (!flag_available(_metadata))
+		return;
+	expect_clone3(_metadata, &args, sizeof(args), 0);
+}
+
+TEST_F(flag_abi, flag_smallest_struct_accepted)
+{
+	struct abi_clone_args args = {
+		.flags = CLONE_CLEAR_SIGHAND,
+		.exit_signal = SIGCHLD,
+	};
+
+	if (!flag_available(_metadata))
+		return;
+	expect_clone3(_metadata, &args, CLONE_ARGS_SIZE_VER0, 0);
+}
+
+TEST_F(flag_abi, flag_with_vm_vfork_accepted)
+{
+	struct abi_clone_args args = {
+		.flags = CLONE_CLEAR_SIGHAND | CLONE_VM | CLONE_VFORK,
+		.exit_signal = SIGCHLD,
+	};
+
+	if (!flag_available(_metadata) || !stack_child_available(_metadata))
+		return;
+	expect_clone3(_metadata, &args, sizeof(args), 0);
+}
+
+/* The same flags without CLONE_CLEAR_SIGHAND: see vm_sighand_accepted. */
+TEST_F(flag_abi, flag_with_sighand_rejected)
+{
+	struct abi_clone_args args = {
+		.flags = CLONE_CLEAR_SIGHAND | CLONE_VM | CLONE_SIGHAND,
+		.exit_signal = SIGCHLD,
+	};
+
+	if (!flag_available(_metadata) || !stack_child_available(_metadata))
+		return;
+	expect_clone3(_metadata, &args, sizeof(args), -EINVAL);
+}
+
+/* The same flags without it: see vm_sighand_thread_accepted. */
+TEST_F(flag_abi, flag_with_sighand_thread_rejected)
+{
+	__u32 tid = 1;
+	struct abi_clone_args args = {
+		.flags = CLONE_CLEAR_SIGHAND | CLONE_VM | CLONE_SIGHAND |
+			 CLONE_THREAD | CLONE_CHILD_CLEARTID,
+		.child_tid = (uintptr_t)&tid,
+	};
+
+	if (!flag_available(_metadata) || !stack_child_available(_metadata))
+		return;
+	expect_clone3(_metadata, &args, sizeof(args), -EINVAL);
+}
+
+/* ---- acceptance: struct sizes around the flag ---- */
+
+/* A zeroed buffer of two pages holding the arguments at its start. */
+static struct abi_clone_args *big_args(struct __test_metadata *_metadata,
+				       size_t *page)
+{
+	void *buf;
+
+	*page = (size_t)sysconf(_SC_PAGESIZE);
+	buf = mmap(NULL, 2 * *page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	return buf;
+}
+
+static void size_rules(struct __test_metadata *_metadata, __u64 flags)
+{
+	size_t page, size;
+	struct abi_clone_args *args = big_args(_metadata, &page);
+	char *bytes = (char *)args;
+
+	args->flags = flags;
+	args->exit_signal = SIGCHLD;
+	for (size = 0; size < CLONE_ARGS_SIZE_VER0; size += 9)
+		expect_clone3(_metadata, args, size, -EINVAL);
+	expect_clone3(_metadata, args, CLONE_ARGS_SIZE_VER0 - 1, -EINVAL);
+	expect_clone3(_metadata, args, CLONE_ARGS_SIZE_VER0, 0);
+	expect_clone3(_metadata, args, sizeof(*args), 0);
+	/* Larger than any kernel's struct, zero tail: accepted. */
+	expect_clone3(_metadata, args, page, 0);
+	/* Non-zero byte beyond the kernel's struct: E2BIG. */
+	bytes[page - 1] = 1;
+	expect_clone3(_metadata, args, page, -E2BIG);
+	bytes[page - 1] = 0;
+	/* More than a page: E2BIG even with a zero tail. */
+	expect_clone3(_metadata, args, page + 1, -E2BIG);
+	expect_clone3(_metadata, args, 2 * page, -E2BIG);
+}
+
+TEST_F(flag_abi, flag_size_rules)
+{
+	if (!flag_available(_metadata))
+		return;
+	size_rules(_metadata, CLONE_CLEAR_SIGHAND);
+}
+
+TEST(size_rules_without_the_flag)
+{
+	if (!clone3_available(_metadata))
+		return;
+	size_rules(_metadata, 0);
+}
+
+/* ---- acceptance: bits clone3() refuses ---- */
+
+TEST(undefined_bits_rejected)
+{
+	struct abi_clone_args args = { .exit_signal = SIGCHLD };
+	int bit;
+
+	if (!clone3_available(_metadata))
+		return;
+	for (bit = 0; bit < 64; bit++) {
+		if (CLONE3_KNOWN_FLAGS & (1ULL << bit))
+			continue;
+		args.flags = 1ULL << bit;
+		expect_clone3(_metadata, &args, sizeof(args), -EINVAL);
+	}
+}
+
+/* Legacy bits clone3() takes out: CLONE_DETACHED and the CSIGNAL byte. */
+TEST(detached_and_csignal_rejected)
+{
+	struct abi_clone_args args = { .exit_signal = SIGCHLD };
+	int bit;
+
+	if (!clone3_available(_metadata))
+		return;
+	args.flags = CLONE_DETACHED;
+	expect_clone3(_metadata, &args, sizeof(args), -EINVAL);
+	for (bit = 0; bit < 8; bit++) {
+		if (!(CSIGNAL & ~CLONE_NEWTIME & (1ULL << bit)))
+			continue;
+		args.flags = 1ULL << bit;
+		expect_clone3(_metadata, &args, sizeof(args), -EINVAL);
+	}
+}
+
+/* Controls: without the flag these combinations must be taken. */
+TEST(vm_sighand_accepted)
+{
+	struct abi_clone_args args = {
+		.flags = CLONE_VM | CLONE_SIGHAND,
+		.exit_signal = SIGCHLD,
+	};
+
+	if (!clone3_available(_metadata) || !stack_child_available(_metadata))
+		return;
+	expect_clone3(_metadata, &args, sizeof(args), 0);
+}
+
+TEST(vm_sighand_thread_accepted)
+{
+	__u32 tid = 1;
+	struct abi_clone_args args = {
+		.flags = CLONE_VM | CLONE_SIGHAND | CLONE_THREAD |
+			 CLONE_CHILD_CLEARTID,
+		.child_tid = (uintptr_t)&tid,
+	};
+
+	if (!clone3_available(_metadata) || !stack_child_available(_metadata))
+		return;
+	expect_clone3(_metadata, &args, sizeof(args), 0);
+	EXPECT_EQ(0, tid);
+}
+
+/* ---- the child's signal table ---- */
+
+/* Saved parent state, restored on teardown (also after a failed ASSERT). */
+struct sig_state {
+	struct child_report *rep;
+	struct ksigaction saved[KSIG_MAX + 1];
+	unsigned long saved_mask[KSIG_WORDS];
+	struct ksigaction installed[KSIG_MAX + 1];
+	bool table_saved;
+};
+
+static void state_setup(struct __test_metadata *_metadata,
+			struct sig_state *st)
+{
+	int sig;
+
+	st->rep = mmap(NULL, sizeof(*st->rep), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, st->rep);
+	ASSERT_EQ(0, ksigprocmask(SIG_BLOCK, NULL, st->saved_mask));
+	for (sig = 1; sig <= KSIG_MAX; sig++)
+		ASSERT_EQ(0, ksigaction(sig, NULL, &st->saved[sig])) {
+			TH_LOG("rt_sigaction(%d) read failed", sig);
+		}
+	st->table_saved = true;
+}
+
+static void state_teardown(struct __test_metadata *_metadata,
+			   struct sig_state *st)
+{
+	int sig;
+
+	if (st->table_saved) {
+		for (sig = 1; sig <= KSIG_MAX; sig++)
+			if (catchable(sig))
+				ksigaction(sig, &st->saved[sig], NULL);
+		ksigprocmask(SIG_SETMASK, st->saved_mask, NULL);
+	}
+	if (st->rep && st->rep != MAP_FAILED)
+		munmap(st->rep, sizeof(*st->rep));
+}
+
+/*
+ * What the C library puts into the kernel's table for a plain handler
+ * (SA_RESTORER and its restorer on some architectures), so that our raw
+ * entries stay deliverable.  Also checks our struct layout.
+ */
+static void libc_template(struct __test_metadata *_metadata,
+			  struct ksigaction *tmpl)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = test_handler;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGUSR2);
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, &old));
+	ASSERT_EQ(0, ksigaction(SIGUSR1, NULL, tmpl));
+	ASSERT_EQ(0, sigaction(SIGUSR1, &old, NULL));
+	ASSERT_EQ((uintptr_t)test_handler, (uintptr_t)tmpl->handler) {
+		TH_LOG("struct ksigaction does not match this kernel");
+	}
+	ASSERT_EQ(1ULL << (SIGUSR2 - 1), kset_bits(tmpl->mask)) {
+		TH_LOG("struct ksigaction mask does not match this kernel");
+	}
+	memset(tmpl->mask, 0, sizeof(tmpl->mask));
+}
+
+static void table_entry(int sig, const struct ksigaction *tmpl,
+			struct ksigaction *act)
+{
+	*act = *tmpl;
+	switch (sig_kind(sig)) {
+	case KIND_CAUGHT:
+		act->handler = (void *)test_handler;
+		break;
+	case KIND_IGNORED:
+		act->handler = (void *)SIG_IGN;
+		break;
+	default:
+		act->handler = (void *)SIG_DFL;
+		break;
+	}
+	act->flags |= SA_RESTART | SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+	memset(act->mask, 0, sizeof(act->mask));
+	kset_add(act->mask, SIGINT);
+	kset_add(act->mask, 33);
+	kset_add(act->mask, KSIG_MAX);
+	kset_add(act->mask, sig % KSIG_MAX + 1);
+}
+
+/*
+ * Block every signal (nothing is delivered while the test table is in
+ * place), install the table for every catchable signal and read back
+ * what the kernel stored into st->installed.
+ */
+static void install_table(struct __test_metadata *_metadata,
+			  struct sig_state *st)
+{
+	struct ksigaction tmpl, act;
+	unsigned long all[KSIG_WORDS];
+	int sig;
+
+	libc_template(_metadata, &tmpl);
+	memset(all, 0xff, sizeof(all));
+	ASSERT_EQ(0, ksigprocmask(SIG_SETMASK, all, NULL));
+	for (sig = 1; sig <= KSIG_MAX; sig++) {
+		if (!catchable(sig))
+			continue;
+		table_entry(sig, &tmpl, &act);
+		ASSERT_EQ(0, ksigaction(sig, &act, NULL)) {
+			TH_LOG("rt_sigaction(%d) set failed", sig);
+		}
+	}
+	for (sig = 1; sig <= KSIG_MAX; sig++)
+		ASSERT_EQ(0, ksigaction(sig, NULL, &st->installed[sig]));
+}
+
+/* Child: read the whole table and the blocked mask, raw syscalls only. */
+static int child_read_table(void *arg)
+{
+	struct child_report *rep = arg;
+	int sig;
+
+	for (sig = 1; sig <= KSIG_MAX; sig++)
+		if (ksigaction(sig, NULL, &rep->act[sig]))
+			rep->read_errors++;
+	if (ksigprocmask(SIG_BLOCK, NULL, rep->blocked))
+		rep->read_errors++;
+	return 0;
+}
+
+/* Clone with FLAGS, let the child read its table and check it did. */
+static void clone_reader(struct __test_metadata *_metadata,
+			 struct sig_state *st, __u64 flags)
+{
+	struct abi_clone_args args = {
+		.flags = flags,
+		.exit_signal = SIGCHLD,
+	};
+	long ret;
+	int status;
+
+	memset(st->rep, 0, sizeof(*st->rep));
+	ret = run_child(&args, sizeof(args), child_read_table, st->rep,
+			&status);
+	ASSERT_LT(0, ret) {
+		TH_LOG("clone3(flags 0x%llx) failed: %s",
+		       (unsigned long long)flags, strerror((int)-ret));
+	}
+	ASSERT_TRUE(exited_ok(status)) {
+		TH_LOG("reader child wait status 0x%x", status);
+	}
+	ASSERT_EQ(0, st->rep->read_errors);
+}
+
+static void log_entry(struct __test_metadata *_metadata, const char *who,
+		      int sig, const struct ksigaction *act)
+{
+	TH_LOG("signal %d %s: handler %p flags 0x%lx mask 0x%llx", sig, who,
+	       act->handler, act->flags, kset_bits(act->mask));
+}
+
+/* Is the child's entry the same as the parent's? */
+static bool same_entry(const struct ksigaction *a, const struct ksigaction *b)
+{
+	return a->handler == b->handler && a->flags == b->flags &&
+	       kset_bits(a->mask) == kset_bits(b->mask);
+}
+
+FIXTURE(flag_child) {
+	struct sig_state st;
+};
+
+FIXTURE_VARIANT(flag_child) {
+	__u64 clone_flags;
+};
+
+FIXTURE_VARIANT_ADD(flag_child, fork) {
+	.clone_flags = 0,
+};
+
+FIXTURE_VARIANT_ADD(flag_child, vm_vfork) {
+	.clone_flags = CLONE_VM | CLONE_VFORK,
+};
+
+FIXTURE_SETUP(flag_child)
+{
+	state_setup(_metadata, &self->st);
+}
+
+FIXTURE_TEARDOWN(flag_child)
+{
+	state_teardown(_metadata, &self->st);
+}
+
+static bool flag_child_ready(struct __test_metadata *_metadata,
+			     __u64 clone_flags)
+{
+	if (!flag_available(_metadata))
+		return false;
+	if ((clone_flags & CLONE_VM) && !stack_child_available(_metadata))
+		return false;
+#ifndef KSA_KNOWN_LAYOUT
+	SKIP(return false, "kernel sigaction layout unknown on this arch");
+#endif
+	return true;
+}
+
+TEST_F(flag_child, flag_resets_every_handler)
+{
+	struct child_report *rep = self->st.rep;
+	int sig;
+
+	if (!flag_child_ready(_metadata, variant->clone_flags))
+		return;
+	install_table(_metadata, &self->st);
+	clone_reader(_metadata, &self->st,
+		     variant->clone_flags | CLONE_CLEAR_SIGHAND);
+	for (sig = 1; sig <= KSIG_MAX; sig++) {
+		if (sig_kind(sig) == KIND_IGNORED && catchable(sig))
+			continue;
+		EXPECT_EQ((uintptr_t)SIG_DFL, (uintptr_t)rep->act[sig].handler) {
+			log_entry(_metadata, "parent", sig,
+				  &self->st.installed[sig]);
+			log_entry(_metadata, "child", sig, &rep->act[sig]);
+		}
+	}
+}
+
+TEST_F(flag_child, flag_keeps_ignored_signals_ignored)
+{
+	struct child_report *rep = self->st.rep;
+	int sig;
+
+	if (!flag_child_ready(_metadata, variant->clone_flags))
+		return;
+	install_table(_metadata, &self->st);
+	clone_reader(_metadata, &self->st,
+		     variant->clone_flags | CLONE_CLEAR_SIGHAND);
+	for (sig = 1; sig <= KSIG_MAX; sig++) {
+		if (sig_kind(sig) != KIND_IGNORED || !catchable(sig))
+			continue;
+		EXPECT_EQ((uintptr_t)SIG_IGN, (uintptr_t)rep->act[sig].handler) {
+			log_entry(_metadata, "parent", sig,
+				  &self->st.installed[sig]);
+			log_entry(_metadata, "child", sig, &rep->act[sig]);
+		}
+	}
+}
+
+TEST_F(flag_child, flag_clears_flags_and_masks)
+{
+	struct child_report *rep = self->st.rep;
+	int sig;
+
+	if (!flag_child_ready(_metadata, variant->clone_flags))
+		return;
+	install_table(_metadata, &self->st);
+	clone_reader(_metadata, &self->st,
+		     variant->clone_flags | CLONE_CLEAR_SIGHAND);
+	for (sig = 1; sig <= KSIG_MAX; sig++) {
+		EXPECT_EQ(0, rep->act[sig].flags) {
+			log_entry(_metadata, "parent", sig,
+				  &self->st.installed[sig]);
+			log_entry(_metadata, "child", sig, &rep->act[sig]);
+		}
+		EXPECT_EQ(0, kset_bits(rep->act[sig].mask)) {
+			log_entry(_metadata, "parent", sig,
+				  &self->st.installed[sig]);
+			log_entry(_metadata, "child", sig, &rep->act[sig]);
+		}
+	}
+}
+
+TEST_F(flag_child, flag_parent_table_unchanged)
+{
+	struct ksigaction after;
+	int sig;
+
+	if (!flag_child_ready(_metadata, variant->clone_flags))
+		return;
+	install_table(_metadata, &self->st);
+	clone_reader(_metadata, &self->st,
+		     variant->clone_flags | CLONE_CLEAR_SIGHAND);
+	for (sig = 1; sig <= KSIG_MAX; sig++) {
+		ASSERT_EQ(0, ksigaction(sig, NULL, &after));
+		EXPECT_TRUE(same_entry(&self->st.installed[sig], &after)) {
+			log_entry(_metadata, "before clone", sig,
+				  &self->st.installed[sig]);
+			log_entry(_metadata, "after clone", sig, &after);
+		}
+	}
+}
+
+/* Child: raise SIGUSR1, which the parent catches and keeps blocked. */
+static int child_raise_blocked(void *arg)
+{
+	struct child_report *rep = arg;
+	pid_t self = syscall(SYS_getpid);
+
+	if (ksigprocmask(SIG_BLOCK, NULL, rep->blocked))
+		rep->read_errors++;
+	syscall(SYS_kill, self, SIGUSR1);
+	if (syscall(SYS_rt_sigpending, rep->pending, sizeof(rep->pending)))
+		rep->read_errors++;
+	return 0;
+}
+
+TEST_F(flag_child, flag_child_keeps_blocked_mask)
+{
+	struct abi_clone_args args = {
+		.flags = variant->clone_flags | CLONE_CLEAR_SIGHAND,
+		.exit_signal = SIGCHLD,
+	};
+	struct child_report *rep = self->st.rep;
+	unsigned long block[KSIG_WORDS] = { 0 }, parent[KSIG_WORDS];
+	struct sigaction sa = { .sa_handler = test_handler };
+	long ret;
+	int status;
+
+	if (!flag_child_ready(_metadata, variant->clone_flags))
+		return;
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	kset_add(block, SIGUSR1);
+	kset_add(block, SIGINT);
+	kset_add(block, 33);
+	kset_add(block, 40);
+	kset_add(block, KSIG_MAX);
+	ASSERT_EQ(0, ksigprocmask(SIG_SETMASK, block, NULL));
+	ASSERT_EQ(0, ksigprocmask(SIG_BLOCK, NULL, parent));
+	ret = run_child(&args, sizeof(args), child_raise_blocked, rep, &status);
+	ASSERT_LT(0, ret);
+	EXPECT_EQ(kset_bits(parent), kset_bits(rep->blocked)) {
+		TH_LOG("blocked mask: parent 0x%llx, child 0x%llx",
+		       kset_bits(parent), kset_bits(rep->blocked));
+	}
+	EXPECT_TRUE(exited_ok(status)) {
+		TH_LOG("child raised blocked SIGUSR1, wait status 0x%x",
+		       status);
+	}
+	EXPECT_TRUE(kset_has(rep->pending, SIGUSR1)) {
+		TH_LOG("child's pending mask 0x%llx lacks SIGUSR1",
+		       kset_bits(rep->pending));
+	}
+	EXPECT_EQ(0, rep->read_errors);
+}
+
+/* Child: send SIG to itself; reaching the end means it survived. */
+static int child_raise(void *arg)
+{
+	int sig = (int)(uintptr_t)arg;
+
+	syscall(SYS_kill, syscall(SYS_getpid), sig);
+	return CHILD_SURVIVED;
+}
+
+static int clone_raiser(struct __test_metadata *_metadata,
+			__u64 clone_flags, int sig)
+{
+	struct abi_clone_args args = {
+		.flags = clone_flags | CLONE_CLEAR_SIGHAND,
+		.exit_signal = SIGCHLD,
+	};
+	long ret;
+	int status;
+
+	ret = run_child(&args, sizeof(args), child_raise,
+			(void *)(uintptr_t)sig, &status);
+	EXPECT_LT(0, ret) {
+		TH_LOG("clone3() failed: %s", strerror((int)-ret));
+	}
+	return status;
+}
+
+TEST_F(flag_child, flag_caught_signal_kills_child)
+{
+	struct sigaction sa = { .sa_handler = test_handler };
+	int status;
+
+	if (!flag_child_ready(_metadata, variant->clone_flags))
+		return;
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	status = clone_raiser(_metadata, variant->clone_flags, SIGUSR1);
+	EXPECT_TRUE(status != -1 && WIFSIGNALED(status) &&
+		    WTERMSIG(status) == SIGUSR1) {
+		TH_LOG("SIGUSR1 (caught in the parent) sent to the child: wait status 0x%x, %s",
+		       status, WIFEXITED(status) && WEXITSTATUS(status) ==
+		       CHILD_SURVIVED ? "child ran a handler and survived" :
+		       "child did not die by SIGUSR1");
+	}
+}
+
+TEST_F(flag_child, flag_ignored_signal_not_delivered)
+{
+	struct sigaction sa = { .sa_handler = SIG_IGN };
+	int status;
+
+	if (!flag_child_ready(_metadata, variant->clone_flags))
+		return;
+	ASSERT_EQ(0, sigaction(SIGUSR2, &sa, NULL));
+	status = clone_raiser(_metadata, variant->clone_flags, SIGUSR2);
+	EXPECT_TRUE(status != -1 && WIFEXITED(status) &&
+		    WEXITSTATUS(status) == CHILD_SURVIVED) {
+		TH_LOG("SIGUSR2 (ignored in the parent) sent to the child: wait status 0x%x%s",
+		       status, WIFSIGNALED(status) ?
+		       ", the child was killed by it" : "");
+	}
+}
+
+/* ---- control: without the flag the table is inherited as it is ---- */
+
+FIXTURE(inherit) {
+	struct sig_state st;
+};
+
+FIXTURE_VARIANT(inherit) {
+	__u64 clone_flags;
+};
+
+FIXTURE_VARIANT_ADD(inherit, fork) {
+	.clone_flags = 0,
+};
+
+FIXTURE_VARIANT_ADD(inherit, vm_vfork) {
+	.clone_flags = CLONE_VM | CLONE_VFORK,
+};
+
+FIXTURE_SETUP(inherit)
+{
+	state_setup(_metadata, &self->st);
+}
+
+FIXTURE_TEARDOWN(inherit)
+{
+	state_teardown(_metadata, &self->st);
+}
+
+TEST_F(inherit, handlers_inherited_without_flag)
+{
+	struct child_report *rep = self->st.rep;
+	int sig;
+
+	if (!clone3_available(_metadata))
+		return;
+	if ((variant->clone_flags & CLONE_VM) &&
+	    !stack_child_available(_metadata))
+		return;
+#ifndef KSA_KNOWN_LAYOUT
+	SKIP(return, "kernel sigaction layout unknown on this arch");
+#endif
+	install_table(_metadata, &self->st);
+	clone_reader(_metadata, &self->st, variant->clone_flags);
+	for (sig = 1; sig <= KSIG_MAX; sig++) {
+		EXPECT_TRUE(same_entry(&self->st.installed[sig],
+				       &rep->act[sig])) {
+			log_entry(_metadata, "parent", sig,
+				  &self->st.installed[sig]);
+			log_entry(_metadata, "child", sig, &rep->act[sig]);
+		}
+	}
+}
+
+TEST_HARNESS_MAIN

@@ -181,6 +181,25 @@ class ReportTest(unittest.TestCase):
         self.assertNotIn('crng', self.ktap)
         self.assertIn('ok 2 clone3\n', self.ktap)
 
+    def test_real_qemu_console_log(self):
+        # x86_64 tinyconfig guest, our init, fake programs and the
+        # spawner test (CRLF from the serial console, no printk times).
+        r = self.run_report('qemu-x86_64.log')
+        self.assertEqual(r['status'], 'fail', r['reason'])
+        progs = r['programs']
+        self.assertEqual(progs['clone3_spawn_test']['result'], 'pass')
+        self.assertEqual(len(progs['clone3_spawn_test']['subtests']), 13)
+        self.assertEqual(progs['fake_hang']['result'], 'timeout')
+        self.assertEqual(progs['fake_segv']['detail'].split(';')[0],
+                         'signal=SIGSEGV')
+        self.assertEqual(progs['notbuilt']['result'], 'skip')
+        self.assertEqual(r['counts']['timeout'], 1)
+
+    def test_real_qemu_init_exit_panics(self):
+        r = self.run_report('qemu-x86_64-exit.log')
+        self.assertEqual(r['status'], 'error')
+        self.assertIn('Attempted to kill init', r['reason'])
+
     def write_log(self, text):
         path = os.path.join(self.tmp, 'made.log')
         with open(path, 'w', encoding='utf-8') as f:

@@ -156,11 +156,14 @@ def write_atomic(path, text):
 
 def gate(args):
     passed = failed = 0
-    rows = []
+    rows, details = [], []
     for variant in args.variants:
         row = [variant]
         for arch in args.arches:
             data, missing = load(args.results, variant, arch)
+            if data is not None:
+                details.append('- %s/%s: %s: %s' % (
+                    variant, arch, data['status'], data.get('reason')))
             if data is None:
                 why = missing
             elif variant == 'base':
@@ -181,6 +184,9 @@ def gate(args):
              'base: must fail, only in our flag_* tests; '
              'patched: must pass.', '']
     lines += md_table(['variant'] + args.arches, rows)
+    if details:
+        lines += ['', 'Results (build/results/<variant>/<arch>.*):', '']
+        lines += details
     lines += ['', '%d passed, %d failed' % (passed, failed)]
     text = '\n'.join(lines) + '\n'
     write_atomic(os.path.join(args.results, 'summary.md'), text)

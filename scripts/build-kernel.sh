@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the gate's minimal kernel for ARCH from the source tree SRC into
+# the out-of-tree build directory BUILDDIR: tinyconfig, then the arch's
+# fragment (qemu-images/ARCH/config) and the suite's needs
+# (tools-testing-selftests-clone3/config) merged with the tree's
+# merge_config.sh -n (allnoconfig fills the rest).  The .config is made again only when a fragment or the
+# arch changed, so a warm build stays incremental.  Every option the
+# fragments ask for is checked after olddefconfig; the build stops naming
+# each one Kconfig did not keep.  Prints the image path on success.
+#
+# Environment: JOBS (make -j, default 2), V=1 shows the build output.
+#
+# usage: build-kernel.sh ARCH SRC BUILDDIR
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 3 ] || die "usage: build-kernel.sh ARCH SRC BUILDDIR"
+ARCH=$1
+SRC=$2
+BUILDDIR=$3
+ROOT=$(repo_root)
+CONF=$ROOT/qemu-images/$ARCH/qemu.conf
+JOBS=${JOBS:-2}
+V=${V:-0}
+
+[ -f "$CONF" ] || die "unknown arch '$ARCH' (no $CONF)"
+[ -f "$SRC/Makefile" ] && [ -f "$SRC/kernel/fork.c" ] ||
+	die "SRC=$SRC is not a kernel source tree"
+case $JOBS in '' | *[!0-9]* | 0*) die "JOBS=$JOBS is not a positive integer" ;; esac
+. "$CONF"
+need_cmd "${CROSS_COMPILE}gcc" "$CC_PKG"
+need_cmd make make
+need_cmd flex flex
+need_cmd bison bison
+need_cmd bc bc
+
+FRAGMENTS="$ROOT/qemu-images/$ARCH/config $ROOT/tools-testing-selftests-clone3/config"
+for f in $FRAGMENTS; do
+	[ -f "$f" ] || die "kconfig fragment $f is missing"
+done
+mkdir -p "$BUILDDIR"
+BUILDDIR=$(cd "$BUILDDIR" && pwd)
+SRC=$(cd "$SRC" && pwd)
+LOG=$BUILDDIR/clone3-build.log
+STAMP=$BUILDDIR/.clone3-config-stamp
+
+kmake() {
+	if [ "$V" = 1 ]; then
+		make -C "$SRC" O="$BUILDDIR" ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" "$@"
+	else
+		make -s -C "$SRC" O="$BUILDDIR" ARCH="$KARCH" \
+			CROSS_COMPILE="$CROSS_COMPILE" "$@" >>"$LOG" 2>&1
+	fi
+}
+
+fail_with_log() {
+	if [ "$V" != 1 ]; then
+		tail -n 20 "$LOG" | sed 's/^/    /' >&2
+	fi
+	die "$1 (full output: $LOG)"
+}
+
+# Print each option of the fragments that .config does not hold as asked.
+config_mismatches() {
+	local line sym
+	grep -h -e '^CONFIG_' -e '^# CONFIG_.* is not set' $FRAGMENTS |
+		while read -r line; do
+			case $line in
+			'#'*)
+				sym=${line#\# }
+				sym=${sym%% *}
+				grep -q "^$sym=[ym]" "$BUILDDIR/.config" &&
+					echo "$sym (asked: not set, got: $(grep "^$sym=" "$BUILDDIR/.config"))"
+				;;
+			*)
+				sym=${line%%=*}
+				grep -qxF "$line" "$BUILDDIR/.config" ||
+					echo "$sym (asked: ${line#*=}, got: $(grep "^$sym=" "$BUILDDIR/.config" || echo 'not set'))"
+				;;
+			esac
+		done
+	return 0
+}
+
+want=$( { echo "$ARCH $KARCH $CROSS_COMPILE"; cat $FRAGMENTS; } | cksum)
+: >"$LOG"
+if [ ! -f "$BUILDDIR/.config" ] || [ "$(cat "$STAMP" 2>/dev/null)" != "$want" ]; then
+	rm -f "$STAMP"
+	kmake tinyconfig || fail_with_log "make tinyconfig failed"
+	cp "$BUILDDIR/.config" "$BUILDDIR/clone3-tiny.config"
+	# -n: what neither tinyconfig nor a fragment asks for stays off
+	# (olddefconfig would give the symbols a fragment makes visible their
+	# defaults, e.g. VT and INPUT with TTY).  Run from the build directory
+	# so that its temporary files never land in the source tree.
+	(cd "$BUILDDIR" && ARCH=$KARCH CROSS_COMPILE=$CROSS_COMPILE \
+		"$SRC/scripts/kconfig/merge_config.sh" -n \
+		clone3-tiny.config $FRAGMENTS) >>"$LOG" 2>&1 ||
+		fail_with_log "merge_config.sh failed"
+	bad=$(config_mismatches)
+	if [ -n "$bad" ]; then
+		echo "$bad" | sed 's/^/    not as asked: /' >&2
+		die "$ARCH: Kconfig did not keep $(echo "$bad" | wc -l) option(s) of the fragments (a missing dependency?)"
+	fi
+	echo "$want" >"$STAMP"
+fi
+
+kmake -j"$JOBS" "$(basename "$IMAGE")" || fail_with_log "$ARCH kernel build failed"
+[ -f "$BUILDDIR/$IMAGE" ] || die "build finished but $BUILDDIR/$IMAGE is missing"
+echo "$BUILDDIR/$IMAGE"

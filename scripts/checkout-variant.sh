@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Point the right source worktree at a variant and print its directory:
+#   base                -> WORK/linux-base (a detached worktree of the tree)
+#   patched, any commit -> WORK/linux      (patched and the mutants)
+# base and patched live in separate directories because they differ in
+# include/uapi/linux/sched.h: switching one directory between them would
+# make kbuild rebuild nearly everything.  `git checkout --detach` rewrites
+# only the files that differ, so the other files keep their mtimes and the
+# next build stays incremental.  A worktree with modified tracked files is
+# left alone (nothing is lost) and the files are named.
+#
+# Environment: WORK (default build), the directory prepare-tree.sh filled.
+#
+# usage: checkout-variant.sh base|patched|COMMIT
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 1 ] && [ -n "$1" ] || die "usage: checkout-variant.sh base|patched|COMMIT"
+ROOT=$(repo_root)
+WORK=${WORK:-build}
+case $WORK in /*) ;; *) WORK=$ROOT/$WORK ;; esac
+TREE=$WORK/linux
+
+git -C "$TREE" rev-parse -q --verify base >/dev/null 2>&1 ||
+	die "$TREE is not a prepared tree (run: make tree)"
+commit=$(git -C "$TREE" rev-parse -q --verify "$1^{commit}") ||
+	die "'$1' is not a commit or branch in $TREE"
+if [ "$1" = base ]; then
+	dir=$WORK/linux-base
+else
+	dir=$TREE
+fi
+
+# One checkout at a time per tree: parallel arch jobs may call this too.
+exec 9>"$TREE/.git/clone3-checkout.lock"
+flock 9
+
+if [ ! -e "$dir/.git" ]; then
+	# A worktree add that was interrupted leaves a half-filled directory
+	# and a stale registration; both are only ours to redo.
+	rm -rf "$dir"
+	git -C "$TREE" worktree prune
+	git -C "$TREE" worktree add -q --detach "$dir" "$commit" >&2 ||
+		die "git worktree add $dir failed"
+fi
+
+dirty=$(git -C "$dir" status --porcelain --untracked-files=no)
+if [ -n "$dirty" ]; then
+	echo "$dirty" | sed 's/^/    modified: /' >&2
+	die "$dir has modified tracked files (listed above); commit or restore them, nothing was changed"
+fi
+if [ "$(git -C "$dir" rev-parse HEAD)" != "$commit" ]; then
+	git -C "$dir" checkout -q --detach "$commit" ||
+		die "git checkout $1 in $dir failed"
+fi
+echo "$dir"

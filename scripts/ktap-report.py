@@ -40,6 +40,7 @@ DIRECTIVE_RE = re.compile(r'^(.*?)\s*#\s*(SKIP|TODO|XFAIL|error)\b\s*(.*)$',
 TOP_DIRECTIVE_RE = re.compile(r'^(\S+)(?:\s+#\s*(.*))?$')
 RUN_RE = re.compile(r'^#\s+RUN\s+(\S+)')
 STATUS_RE = re.compile(r'^#\s+(OK|FAIL|SKIP|XFAIL)\s')
+PID_RE = re.compile(r'^\[\d+\]\s*')
 DURATION_RE = re.compile(r'^# duration_ms=(\d+)\s*$')
 NESTED = '    '
 
@@ -131,12 +132,17 @@ def parse_nested(nested):
         d = DIRECTIVE_RE.match(desc)
         if d:
             desc, directive, reason = d.group(1), d.group(2), d.group(3)
-        name = desc.strip() or last_run or reason.strip() or \
-            'test %s' % m.group(2)
+        # "[pid] ..." (kselftest.h users print their pid): drop the pid
+        # so that names stay the same from run to run, as CI expects.
+        name = PID_RE.sub('', desc.strip()) or last_run or \
+            reason.strip() or 'test %s' % m.group(2)
         last_run = None
-        key = name
-        if key in subtests:
+        key, again = name, 1
+        while key in subtests:
             key = '%s #%s' % (name, m.group(2))
+            if again > 1:
+                key += ' (%d)' % again
+            again += 1
         subtests[key] = subtest_status(m.group(1), directive)
         diag[key], lines = lines, []
     if plan is not None and plan != seen:

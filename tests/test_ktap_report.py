@@ -196,6 +196,15 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(progs['notbuilt']['result'], 'skip')
         self.assertEqual(r['counts']['timeout'], 1)
 
+    def test_real_qemu_suite_on_patched_kernel_passes(self):
+        r = self.run_report('qemu-x86_64-patched.log', variant='patched')
+        self.assertEqual(r['status'], 'pass', r['reason'])
+        self.assertEqual(r['counts']['subtests_pass'], 89)
+        tid = r['programs']['clone3_set_tid']['subtests']
+        # stdout duplicated by fork(): both copies kept, no pid in names
+        self.assertIn('Result (-22) matches expectation (-22) #18 (2)', tid)
+        self.assertFalse([n for n in tid if n.startswith('[')])
+
     def test_real_qemu_init_exit_panics(self):
         r = self.run_report('qemu-x86_64-exit.log')
         self.assertEqual(r['status'], 'error')

@@ -306,13 +306,18 @@ static long start_child(void *args, size_t size, child_fn fn, void *arg)
 	return sys_errno(ret);
 }
 
-/* Wait until a CLONE_CHILD_CLEARTID thread has gone. */
+/*
+ * Wait until a CLONE_CHILD_CLEARTID thread has gone; the kernel clears
+ * *tid even without CONFIG_FUTEX, then we only yield.
+ */
 static void wait_thread(__u32 *tid)
 {
 	__u32 seen;
 
 	while ((seen = __atomic_load_n(tid, __ATOMIC_ACQUIRE)) != 0)
-		syscall(SYS_futex, tid, FUTEX_WAIT, seen, NULL, NULL, 0);
+		if (syscall(SYS_futex, tid, FUTEX_WAIT, seen, NULL, NULL, 0) &&
+		    errno != EAGAIN && errno != EINTR)
+			sched_yield();
 }
 
 /*

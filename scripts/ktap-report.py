@@ -471,7 +471,8 @@ def report(args):
         'timed_out': args.timed_out,
         'programs': programs,
         'counts': counts,
-        'kernel_messages': [t for _, t in kernel][:50],
+        # timestamped kernel lines, and any other line inside the document
+        'kernel_messages': [t for _, t in sorted(kernel + doc.others)][:50],
     }
     write_atomic(base + '.json', json.dumps(result, indent=2) + '\n')
     print('%s %s: %s: %s' % (args.variant, args.arch, status, reason))

@@ -1,0 +1,1153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * clone3() argument fuzzer.
+ *
+ * Draws argument sets from a seed, predicts the kernel's answer with a
+ * model of the v6.1 rules (copy_clone_args_from_user(), clone3_args_valid(),
+ * clone3_stack_valid(), the flag checks at the top of copy_process() and
+ * copy_struct_from_user()) and reports every input where the kernel and
+ * the model disagree, with the seed and iteration that reproduce it.
+ *
+ * Safety: a call the model accepts never carries a flag with a side effect
+ * the fuzzer does not undo (namespaces, threads, CLONE_PARENT, TLS, pidfds,
+ * TID writes, cgroups); such flags only appear in inputs with at least one
+ * earlier rejection.  Each child runs the exit syscall as its very first
+ * instruction (no stack, no libc) and is reaped, so a kernel that wrongly
+ * accepts an input leaves nothing behind but a reported disagreement.
+ *
+ * Environment: CLONE3_FUZZ_SEED, CLONE3_FUZZ_SECONDS (default 2),
+ * CLONE3_FUZZ_ITERATIONS, CLONE3_FUZZ_SELFTEST=undefined-bits|no-exclusion
+ * (perturbs the model so that disagreements must be reported).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/sched.h>
+#include <linux/types.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+
+#include "../kselftest.h"
+
+#ifndef CLONE_CLEAR_SIGHAND
+#define CLONE_CLEAR_SIGHAND 0x100000000ULL
+#endif
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+
+/* The v6.1 constants the model is written against. */
+#define V61_SIZE_VER0		64
+#define V61_SIZE_VER1		80
+#define V61_SIZE_VER2		88
+#define V61_NSIG		64
+#define V61_MAX_PID_NS_LEVEL	32
+#define V61_CSIGNAL		0xffULL
+#define V61_KNOWN_FLAGS		(0xffffffffULL | CLONE_CLEAR_SIGHAND | \
+				 CLONE_INTO_CGROUP)
+#define V61_RESERVED_FLAGS	(CLONE_DETACHED | (CSIGNAL & ~CLONE_NEWTIME))
+#define UNDEFINED_FLAGS		(~V61_KNOWN_FLAGS)
+
+/* Flags whose accepted use has no side effect left after the child exits. */
+#define SAFE_FLAGS	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | \
+			 CLONE_VFORK | CLONE_SYSVSEM | CLONE_UNTRACED | \
+			 CLONE_IO | CLONE_CLEAR_SIGHAND)
+/* Known flags with side effects: only in inputs rejected early. */
+#define HAZARD_FLAGS	(V61_KNOWN_FLAGS & ~SAFE_FLAGS & ~V61_RESERVED_FLAGS)
+
+#define STACK_SIZE	(64 * 1024)
+#define MAX_SHOWN	20
+#define CANARY_SIGNAL	SIGUSR2
+
+/* Field offsets in the argument bytes (the uapi struct clone_args). */
+#define OFF_FLAGS	offsetof(struct clone_args, flags)
+#define OFF_EXIT_SIGNAL	offsetof(struct clone_args, exit_signal)
+
+enum selftest_mode { SELFTEST_NONE, SELFTEST_UNDEFINED, SELFTEST_NO_EXCL };
+
+enum kind {
+	KIND_VALID, KIND_CLEAR, KIND_UNDEFINED, KIND_RESERVED, KIND_SIZE,
+	KIND_EXIT_SIGNAL, KIND_STACK, KIND_SET_TID, KIND_CGROUP, KIND_THREAD,
+	KIND_PRECEDENCE, NR_KINDS
+};
+
+static const char * const kind_name[NR_KINDS] = {
+	"valid", "clear_sighand", "undefined_bits", "reserved_bits", "size",
+	"exit_signal", "stack", "set_tid", "cgroup", "thread", "precedence",
+};
+
+enum outcome { OUT_ACCEPTED, OUT_EINVAL, OUT_E2BIG, OUT_EFAULT, OUT_OTHER,
+	       NR_OUTCOMES };
+
+static const char * const outcome_name[NR_OUTCOMES] = {
+	"accepted", "EINVAL", "E2BIG", "EFAULT", "other",
+};
+
+/* Exit signals that are safe for the parent to receive (ignored/blocked). */
+static const int safe_exit_signals[] = {
+	0, SIGCHLD, SIGCHLD, SIGUSR1, SIGURG, SIGWINCH, 35, 50, V61_NSIG,
+};
+
+static const __u64 bad_exit_signals[] = {
+	V61_NSIG + 1, 100, 0xff, 0x100, (1ULL << 32) | SIGCHLD,
+	1ULL << 63, ~0ULL, 0x8000000000000011ULL,
+};
+
+struct fuzz_input {
+	struct clone_args args;	/* bytes as written, before truncation */
+	size_t size;		/* size argument of the call */
+	size_t tail_nz;		/* offset of a non-zero tail byte, 0: none */
+	size_t mapped;		/* readable bytes from the struct start */
+	enum kind kind;
+};
+
+struct verdict {
+	int err;		/* 0: accepted, else the errno */
+	const char *why;
+};
+
+struct fuzz {
+	__u64 seed;
+	__u64 iterations;	/* cap, 0: none */
+	__u64 seconds;		/* budget, 0: none */
+	enum selftest_mode selftest;
+	size_t page;
+	size_t ksize;		/* known struct size used by the model */
+	bool newer_kernel;
+	unsigned char *arena;	/* two pages, then a PROT_NONE page */
+	unsigned char *stack;	/* STACK_SIZE bytes for CLONE_VM children */
+	__u64 tried;
+	__u64 outcomes[NR_OUTCOMES];
+	__u64 kind_tried[NR_KINDS];
+	__u64 kind_disagree[NR_KINDS];
+	__u64 disagreements;
+	__u64 excl_accepted;
+	__u64 undef_accepted;
+	__u64 bad_children;
+	__u64 handler_changes;
+	__u64 guard_refusals;
+};
+
+static void canary_handler(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * The call itself: the child (return value 0) runs the exit syscall at
+ * once, before touching memory, so it is safe on any stack and in a
+ * shared address space.  SYS_exit, not exit_group: if a faulty kernel
+ * ever made it a thread of ours, only that thread ends.
+ */
+#if defined(__x86_64__)
+static long raw_clone3(void *args, size_t size)
+{
+	register long ret asm("rax") = __NR_clone3;
+	register void *a0 asm("rdi") = args;
+	register size_t a1 asm("rsi") = size;
+
+	asm volatile("syscall\n\t"
+		     "test %%rax, %%rax\n\t"
+		     "jnz 1f\n\t"
+		     "mov %[nr_exit], %%eax\n\t"
+		     "xor %%edi, %%edi\n\t"
+		     "syscall\n"
+		     "1:\n"
+		     : "+r" (ret)
+		     : "r" (a0), "r" (a1), [nr_exit] "i" (__NR_exit)
+		     : "rcx", "r11", "memory", "cc");
+	return ret;
+}
+
+#define HAVE_RAW_CLONE3 1
+#elif defined(__aarch64__)
+static long raw_clone3(void *args, size_t size)
+{
+	register long x8 asm("x8") = __NR_clone3;
+	register long x0 asm("x0") = (long)args;
+	register long x1 asm("x1") = (long)size;
+
+	asm volatile("svc #0\n\t"
+		     "cbnz x0, 1f\n\t"
+		     "mov x8, %[nr_exit]\n\t"
+		     "svc #0\n"
+		     "1:\n"
+		     : "+r" (x0)
+		     : "r" (x8), "r" (x1), [nr_exit] "i" (__NR_exit)
+		     : "memory", "cc");
+	return x0;
+}
+
+#define HAVE_RAW_CLONE3 1
+#elif defined(__riscv) && __riscv_xlen == 64
+static long raw_clone3(void *args, size_t size)
+{
+	register long a7 asm("a7") = __NR_clone3;
+	register long a0 asm("a0") = (long)args;
+	register long a1 asm("a1") = (long)size;
+
+	asm volatile("ecall\n\t"
+		     "bnez a0, 1f\n\t"
+		     "li a7, %[nr_exit]\n\t"
+		     "ecall\n"
+		     "1:\n"
+		     : "+r" (a0)
+		     : "r" (a7), "r" (a1), [nr_exit] "i" (__NR_exit)
+		     : "memory");
+	return a0;
+}
+
+#define HAVE_RAW_CLONE3 1
+#else
+static long raw_clone3(void *args, size_t size)
+{
+	return -EOPNOTSUPP;
+}
+
+#define HAVE_RAW_CLONE3 0
+#endif
+
+/* splitmix64: one independent stream per (seed, iteration). */
+static __u64 rnd(__u64 *state)
+{
+	__u64 z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static __u64 below(__u64 *r, __u64 n)
+{
+	return n ? rnd(r) % n : 0;
+}
+
+static bool chance(__u64 *r, unsigned int percent)
+{
+	return below(r, 100) < percent;
+}
+
+static const char *errno_name(int err, char *buf, size_t len)
+{
+	switch (err) {
+	case 0:
+		return "accepted";
+	case EINVAL:
+		return "EINVAL";
+	case E2BIG:
+		return "E2BIG";
+	case EFAULT:
+		return "EFAULT";
+	case EPERM:
+		return "EPERM";
+	case EBADF:
+		return "EBADF";
+	case EAGAIN:
+		return "EAGAIN";
+	case ENOMEM:
+		return "ENOMEM";
+	}
+	snprintf(buf, len, "errno %d", err);
+	return buf;
+}
+
+/* ---- the model ---------------------------------------------------- */
+
+static struct verdict verdict(int err, const char *why)
+{
+	struct verdict v = { err, why };
+
+	return v;
+}
+
+/* copy_clone_args_from_user() size checks, then copy_struct_from_user(). */
+static struct verdict model_copy(const struct fuzz *fz,
+				 const struct fuzz_input *in)
+{
+	size_t known = in->size < fz->ksize ? in->size : fz->ksize;
+
+	if (in->size > fz->page)
+		return verdict(E2BIG, "size > PAGE_SIZE");
+	if (in->size < V61_SIZE_VER0)
+		return verdict(EINVAL, "size < CLONE_ARGS_SIZE_VER0");
+	if (in->size > fz->ksize) {
+		/* check_zeroed_user() stops at the first non-zero word */
+		if (in->tail_nz && in->tail_nz < in->mapped)
+			return verdict(E2BIG, "non-zero bytes past the struct");
+		if (in->mapped < in->size)
+			return verdict(EFAULT, "tail not readable");
+	}
+	if (in->mapped < known)
+		return verdict(EFAULT, "struct not readable");
+	return verdict(0, NULL);
+}
+
+/* The field checks of copy_clone_args_from_user(), on the kernel's view. */
+static struct verdict model_fields(const struct fuzz_input *in,
+				   const struct clone_args *kv)
+{
+	if (kv->set_tid_size > V61_MAX_PID_NS_LEVEL)
+		return verdict(EINVAL, "set_tid_size > MAX_PID_NS_LEVEL");
+	if (!kv->set_tid && kv->set_tid_size)
+		return verdict(EINVAL, "set_tid_size without set_tid");
+	if (kv->set_tid && !kv->set_tid_size)
+		return verdict(EINVAL, "set_tid without set_tid_size");
+	if ((kv->exit_signal & ~V61_CSIGNAL) || kv->exit_signal > V61_NSIG)
+		return verdict(EINVAL, "invalid exit_signal");
+	if ((kv->flags & CLONE_INTO_CGROUP) &&
+	    (kv->cgroup > INT_MAX || in->size < V61_SIZE_VER2))
+		return verdict(EINVAL, "CLONE_INTO_CGROUP: bad cgroup or size");
+	/* the generator only ever passes unreadable set_tid arrays */
+	if (kv->set_tid)
+		return verdict(EFAULT, "set_tid not readable");
+	return verdict(0, NULL);
+}
+
+/* clone3_stack_valid(): the generator keeps addresses clearly in or out. */
+static bool model_stack_valid(const struct clone_args *kv)
+{
+	__u64 end = kv->stack + kv->stack_size;
+
+	if (!kv->stack)
+		return !kv->stack_size;
+	if (!kv->stack_size)
+		return false;
+	return end >= kv->stack && !(end >> 63);
+}
+
+static struct verdict model_flags(const struct fuzz *fz,
+				  const struct clone_args *kv)
+{
+	__u64 f = kv->flags;
+
+	if ((f & UNDEFINED_FLAGS) && fz->selftest != SELFTEST_UNDEFINED)
+		return verdict(EINVAL, "undefined flag bits");
+	if (f & V61_RESERVED_FLAGS)
+		return verdict(EINVAL, "CSIGNAL or CLONE_DETACHED bits");
+	if ((f & CLONE_SIGHAND) && (f & CLONE_CLEAR_SIGHAND) &&
+	    fz->selftest != SELFTEST_NO_EXCL)
+		return verdict(EINVAL, "CLONE_SIGHAND with CLONE_CLEAR_SIGHAND");
+	if ((f & (CLONE_THREAD | CLONE_PARENT)) && kv->exit_signal)
+		return verdict(EINVAL, "CLONE_THREAD/PARENT with exit_signal");
+	if (!model_stack_valid(kv))
+		return verdict(EINVAL, "invalid stack");
+	return verdict(0, NULL);
+}
+
+/* The flag checks at the top of copy_process(). */
+static struct verdict model_process(const struct clone_args *kv)
+{
+	__u64 f = kv->flags;
+
+	if ((f & (CLONE_NEWNS | CLONE_FS)) == (CLONE_NEWNS | CLONE_FS))
+		return verdict(EINVAL, "CLONE_NEWNS with CLONE_FS");
+	if ((f & (CLONE_NEWUSER | CLONE_FS)) == (CLONE_NEWUSER | CLONE_FS))
+		return verdict(EINVAL, "CLONE_NEWUSER with CLONE_FS");
+	if ((f & CLONE_THREAD) && !(f & CLONE_SIGHAND))
+		return verdict(EINVAL, "CLONE_THREAD without CLONE_SIGHAND");
+	if ((f & CLONE_SIGHAND) && !(f & CLONE_VM))
+		return verdict(EINVAL, "CLONE_SIGHAND without CLONE_VM");
+	return verdict(0, NULL);
+}
+
+/* What the kernel copies in: the bytes up to size, zeroes after. */
+static void kernel_view(const struct fuzz_input *in, struct clone_args *kv)
+{
+	memset(kv, 0, sizeof(*kv));
+	memcpy(kv, &in->args, in->size < sizeof(*kv) ? in->size : sizeof(*kv));
+}
+
+static struct verdict model(const struct fuzz *fz, const struct fuzz_input *in)
+{
+	struct clone_args kv;
+	struct verdict v;
+
+	v = model_copy(fz, in);
+	if (v.err)
+		return v;
+	kernel_view(in, &kv);
+	v = model_fields(in, &kv);
+	if (v.err)
+		return v;
+	v = model_flags(fz, &kv);
+	if (v.err)
+		return v;
+	return model_process(&kv);
+}
+
+/* ---- the generator ------------------------------------------------ */
+
+static __u64 safe_exit_signal(__u64 *r)
+{
+	return safe_exit_signals[below(r, ARRAY_SIZE(safe_exit_signals))];
+}
+
+static __u64 safe_flags(__u64 *r)
+{
+	static const __u64 bits[] = {
+		CLONE_VM, CLONE_FS, CLONE_FILES, CLONE_SIGHAND, CLONE_VFORK,
+		CLONE_SYSVSEM, CLONE_UNTRACED, CLONE_IO,
+	};
+	__u64 f = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bits); i++)
+		if (chance(r, 30))
+			f |= bits[i];
+	if ((f & CLONE_SIGHAND) && chance(r, 85))
+		f |= CLONE_VM;
+	return f;
+}
+
+/* A stack inside our mapping, sometimes misaligned or a bit short. */
+static void own_stack(const struct fuzz *fz, __u64 *r, struct clone_args *a)
+{
+	__u64 off = chance(r, 30) ? below(r, 64) : 0;
+	__u64 cut = chance(r, 30) ? below(r, 4096) : 0;
+
+	a->stack = (__u64)(unsigned long)fz->stack + off;
+	a->stack_size = STACK_SIZE - off - cut;
+}
+
+static void set_stack(const struct fuzz *fz, __u64 *r, struct clone_args *a)
+{
+	if (a->flags & CLONE_VM || chance(r, 40)) {
+		own_stack(fz, r, a);
+	} else if (chance(r, 10)) {
+		/* unmapped, but access_ok(): the child never touches it */
+		a->stack = 0x10000;
+		a->stack_size = 0x1000 + below(r, 0x1000);
+	}
+}
+
+static size_t normal_size(const struct fuzz *fz, __u64 *r)
+{
+	switch (below(r, 6)) {
+	case 0:
+		return V61_SIZE_VER0;
+	case 1:
+		return V61_SIZE_VER1;
+	case 2:
+		return V61_SIZE_VER0 + below(r, V61_SIZE_VER2 - V61_SIZE_VER0);
+	case 3:
+		return fz->ksize + 1 + below(r, fz->page - fz->ksize);
+	}
+	return V61_SIZE_VER2;
+}
+
+/* Values in fields the kernel must ignore without their flags. */
+static void garbage(__u64 *r, struct clone_args *a)
+{
+	if (!chance(r, 50))
+		return;
+	a->pidfd = rnd(r);
+	a->child_tid = rnd(r);
+	a->parent_tid = rnd(r);
+	a->tls = rnd(r);
+	a->cgroup = rnd(r);
+}
+
+/* An input the model accepts, unless the safe flags say otherwise. */
+static void gen_base(const struct fuzz *fz, __u64 *r, struct fuzz_input *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->args.flags = safe_flags(r);
+	in->args.exit_signal = safe_exit_signal(r);
+	garbage(r, &in->args);
+	set_stack(fz, r, &in->args);
+	in->size = normal_size(fz, r);
+	in->mapped = 2 * fz->page;
+}
+
+static void gen_clear(const struct fuzz *fz, __u64 *r, struct fuzz_input *in)
+{
+	in->args.flags |= CLONE_CLEAR_SIGHAND;
+	if (chance(r, 50))
+		in->args.flags |= CLONE_SIGHAND | CLONE_VM;
+	else if (chance(r, 50))
+		in->args.flags &= ~CLONE_SIGHAND;
+	set_stack(fz, r, &in->args);
+}
+
+static void gen_undefined(const struct fuzz *fz, __u64 *r,
+			  struct fuzz_input *in)
+{
+	unsigned int n = 1 + below(r, 3);
+
+	while (n--)
+		in->args.flags |= 1ULL << (34 + below(r, 30));
+	if (chance(r, 30))
+		in->args.flags |= CLONE_CLEAR_SIGHAND;
+	if ((in->args.flags & CLONE_SIGHAND) && chance(r, 90))
+		in->args.flags &= ~(CLONE_SIGHAND | CLONE_CLEAR_SIGHAND);
+}
+
+static void gen_reserved(const struct fuzz *fz, __u64 *r,
+			 struct fuzz_input *in)
+{
+	if (chance(r, 25))
+		in->args.flags |= CLONE_DETACHED;
+	else
+		in->args.flags |= 1ULL << below(r, 7);
+	if (chance(r, 20))
+		in->args.flags |= CLONE_DETACHED;
+}
+
+static void gen_edge(const struct fuzz *fz, __u64 *r, struct fuzz_input *in)
+{
+	in->size = V61_SIZE_VER0 + below(r, fz->page - V61_SIZE_VER0 + 1);
+	in->mapped = 8 * below(r, (in->size + 7) / 8);
+	if (in->size > fz->ksize && chance(r, 50))
+		in->tail_nz = fz->ksize + below(r, in->size - fz->ksize);
+}
+
+static void gen_size(const struct fuzz *fz, __u64 *r, struct fuzz_input *in)
+{
+	switch (below(r, 5)) {
+	case 0:
+		in->size = below(r, V61_SIZE_VER0);
+		break;
+	case 1:
+		in->size = fz->page + 1 + below(r, 64);
+		break;
+	case 2:
+		in->size = chance(r, 50) ? ~(size_t)0 : (size_t)1 << 32;
+		break;
+	case 3:
+		gen_edge(fz, r, in);
+		break;
+	default:
+		in->size = fz->ksize + 1 + below(r, fz->page - fz->ksize);
+		in->tail_nz = fz->ksize + below(r, in->size - fz->ksize);
+	}
+}
+
+static void gen_exit_signal(const struct fuzz *fz, __u64 *r,
+			    struct fuzz_input *in)
+{
+	in->args.exit_signal =
+		bad_exit_signals[below(r, ARRAY_SIZE(bad_exit_signals))];
+	if (chance(r, 30))
+		in->args.exit_signal = V61_NSIG + 1 + below(r, 1000);
+}
+
+static void gen_stack(const struct fuzz *fz, __u64 *r, struct fuzz_input *in)
+{
+	struct clone_args *a = &in->args;
+
+	own_stack(fz, r, a);
+	switch (below(r, 5)) {
+	case 0:
+		a->stack = 0;
+		break;
+	case 1:
+		a->stack_size = 0;
+		break;
+	case 2:
+		a->stack = ~0ULL - below(r, 0x1000);
+		a->stack_size = 0x2000 + below(r, 0x10000);
+		break;
+	case 3:
+		a->stack = 0xffff800000000000ULL + below(r, 1ULL << 40);
+		a->stack_size = 0x1000;
+		break;
+	default:
+		a->stack += 1 + below(r, 15);	/* misaligned, accepted */
+		a->stack_size -= 16;
+	}
+}
+
+static __u64 unreadable(const struct fuzz *fz, __u64 *r)
+{
+	if (chance(r, 50))
+		return 0xffff800000000000ULL + 8 * below(r, 1ULL << 30);
+	return (__u64)(unsigned long)(fz->arena + 2 * fz->page) +
+	       4 * below(r, fz->page / 4);
+}
+
+static void gen_set_tid(const struct fuzz *fz, __u64 *r,
+			struct fuzz_input *in)
+{
+	struct clone_args *a = &in->args;
+
+	if (in->size < V61_SIZE_VER1 && chance(r, 80))
+		in->size = V61_SIZE_VER2;
+	switch (below(r, 4)) {
+	case 0:
+		a->set_tid = unreadable(fz, r);
+		a->set_tid_size = V61_MAX_PID_NS_LEVEL + 1 + below(r, 1000);
+		break;
+	case 1:
+		a->set_tid_size = 1 + below(r, V61_MAX_PID_NS_LEVEL);
+		break;
+	case 2:
+		a->set_tid = unreadable(fz, r);
+		break;
+	default:
+		a->set_tid = unreadable(fz, r);
+		a->set_tid_size = 1 + below(r, V61_MAX_PID_NS_LEVEL);
+		if (chance(r, 50))	/* EFAULT comes before flag errors */
+			a->flags |= 1ULL << (34 + below(r, 30));
+	}
+}
+
+static void gen_cgroup(const struct fuzz *fz, __u64 *r,
+		       struct fuzz_input *in)
+{
+	in->args.flags |= CLONE_INTO_CGROUP;
+	if (chance(r, 50)) {
+		in->size = V61_SIZE_VER0 + below(r, V61_SIZE_VER2 - V61_SIZE_VER0);
+	} else {
+		in->size = V61_SIZE_VER2;
+		in->args.cgroup = (__u64)INT_MAX + 1 + below(r, 1ULL << 40);
+	}
+}
+
+/* CLONE_THREAD, always rejected by exit_signal or a missing CLONE_SIGHAND. */
+static void gen_thread(const struct fuzz *fz, __u64 *r, struct fuzz_input *in)
+{
+	in->args.flags &= ~CLONE_CLEAR_SIGHAND;
+	in->args.flags |= CLONE_THREAD | CLONE_VM;
+	if (chance(r, 50)) {
+		in->args.flags |= CLONE_SIGHAND;
+		in->args.exit_signal = SIGCHLD;
+	} else {
+		in->args.flags &= ~CLONE_SIGHAND;
+		in->args.exit_signal = 0;
+	}
+	own_stack(fz, r, &in->args);
+}
+
+/* One early rejection reason, picked at random. */
+static void early_reason(const struct fuzz *fz, __u64 *r,
+			 struct fuzz_input *in)
+{
+	switch (below(r, 5)) {
+	case 0:
+		in->size = below(r, V61_SIZE_VER0);
+		break;
+	case 1:
+		in->size = fz->page + 1 + below(r, 4096);
+		break;
+	case 2:
+		in->size = fz->ksize + 8 + below(r, 256);
+		in->tail_nz = fz->ksize + below(r, in->size - fz->ksize);
+		break;
+	case 3:
+		in->args.exit_signal = V61_NSIG + 1 + below(r, 200);
+		break;
+	default:
+		in->args.flags |= 1ULL << below(r, 7);
+	}
+}
+
+/* Side-effect flags, behind two early reasons: precedence is checked. */
+static void gen_precedence(const struct fuzz *fz, __u64 *r,
+			   struct fuzz_input *in)
+{
+	in->args.flags |= rnd(r) & HAZARD_FLAGS;
+	if (chance(r, 30))
+		in->args.flags |= CLONE_NEWUSER | CLONE_FS;
+	early_reason(fz, r, in);
+	early_reason(fz, r, in);
+	if (chance(r, 30))
+		in->args.flags |= 1ULL << (34 + below(r, 30));
+}
+
+static void (* const generators[NR_KINDS])(const struct fuzz *, __u64 *,
+					   struct fuzz_input *) = {
+	[KIND_CLEAR] = gen_clear,
+	[KIND_UNDEFINED] = gen_undefined,
+	[KIND_RESERVED] = gen_reserved,
+	[KIND_SIZE] = gen_size,
+	[KIND_EXIT_SIGNAL] = gen_exit_signal,
+	[KIND_STACK] = gen_stack,
+	[KIND_SET_TID] = gen_set_tid,
+	[KIND_CGROUP] = gen_cgroup,
+	[KIND_THREAD] = gen_thread,
+	[KIND_PRECEDENCE] = gen_precedence,
+};
+
+/* Iteration i draws kind i % NR_KINDS from its own random stream. */
+static void generate(const struct fuzz *fz, __u64 iter, struct fuzz_input *in)
+{
+	__u64 r = fz->seed ^ (iter * 0xd1b54a32d192ed03ULL);
+	enum kind kind = iter % NR_KINDS;
+
+	rnd(&r);
+	gen_base(fz, &r, in);
+	in->kind = kind;
+	if (generators[kind])
+		generators[kind](fz, &r, in);
+}
+
+/* ---- running one input -------------------------------------------- */
+
+static bool is_safe_exit_signal(__u64 sig)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(safe_exit_signals); i++)
+		if (sig == (__u64)safe_exit_signals[i])
+			return true;
+	return false;
+}
+
+/* Last line of defence: the model must never let a side effect through. */
+static bool safe_to_accept(const struct fuzz_input *in)
+{
+	struct clone_args kv;
+
+	kernel_view(in, &kv);
+	if (kv.flags & (HAZARD_FLAGS | V61_RESERVED_FLAGS))
+		return false;
+	if ((kv.flags & CLONE_VM) && !kv.stack)
+		return false;
+	return is_safe_exit_signal(kv.exit_signal) && !kv.set_tid;
+}
+
+/* Lay the argument bytes out in the arena; returns the struct address. */
+static void *place(const struct fuzz *fz, const struct fuzz_input *in)
+{
+	unsigned char *end = fz->arena + 2 * fz->page;
+	unsigned char *buf = fz->arena;
+	size_t avail, clear;
+
+	if (in->mapped < 2 * fz->page)
+		buf = end - in->mapped;
+	avail = end - buf;
+	clear = in->size > sizeof(in->args) ? in->size : sizeof(in->args);
+	if (clear > avail)
+		clear = avail;
+	memset(buf, 0, clear);
+	/* the whole image: bytes past a short size must be ignored */
+	memcpy(buf, &in->args, sizeof(in->args) < avail ?
+	       sizeof(in->args) : avail);
+	if (in->tail_nz && in->tail_nz < avail)
+		buf[in->tail_nz] = 0xa5;
+	return buf;
+}
+
+static bool reap(pid_t pid)
+{
+	pid_t ret;
+	int status;
+
+	do {
+		ret = waitpid(pid, &status, __WALL);
+	} while (ret < 0 && errno == EINTR);
+	return ret == pid && WIFEXITED(status) && !WEXITSTATUS(status);
+}
+
+static void set_canary(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = canary_handler;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGUSR1);
+	sigaction(CANARY_SIGNAL, &sa, NULL);
+}
+
+/* Our own caught handler must survive a CLONE_CLEAR_SIGHAND child. */
+static bool canary_intact(void)
+{
+	struct sigaction sa;
+
+	if (sigaction(CANARY_SIGNAL, NULL, &sa))
+		return false;
+	return sa.sa_handler == canary_handler &&
+	       (sa.sa_flags & SA_RESTART) &&
+	       sigismember(&sa.sa_mask, SIGUSR1) == 1;
+}
+
+/* Exit signals are ignored and blocked: a child's exit never hurts us. */
+static void setup_signals(void)
+{
+	struct sigaction ign;
+	sigset_t block;
+	size_t i;
+
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&block);
+	for (i = 0; i < ARRAY_SIZE(safe_exit_signals); i++) {
+		int sig = safe_exit_signals[i];
+
+		if (!sig || sig == SIGCHLD)
+			continue;
+		sigaction(sig, &ign, NULL);
+		sigaddset(&block, sig);
+	}
+	set_canary();
+	sigaddset(&block, CANARY_SIGNAL);
+	sigprocmask(SIG_BLOCK, &block, NULL);
+}
+
+static void show_input(const struct fuzz *fz, __u64 iter,
+		       const struct fuzz_input *in)
+{
+	const struct clone_args *a = &in->args;
+
+	ksft_print_msg("  seed=%llu iteration=%llu kind=%s\n",
+		       (unsigned long long)fz->seed, (unsigned long long)iter,
+		       kind_name[in->kind]);
+	ksft_print_msg("  flags=0x%llx size=%zu exit_signal=0x%llx\n",
+		       (unsigned long long)a->flags, in->size,
+		       (unsigned long long)a->exit_signal);
+	ksft_print_msg("  stack=0x%llx stack_size=0x%llx set_tid=0x%llx\n",
+		       (unsigned long long)a->stack,
+		       (unsigned long long)a->stack_size,
+		       (unsigned long long)a->set_tid);
+	ksft_print_msg("  set_tid_size=%llu cgroup=0x%llx\n",
+		       (unsigned long long)a->set_tid_size,
+		       (unsigned long long)a->cgroup);
+	ksft_print_msg("  tail=%s%zu readable=%zu\n",
+		       in->tail_nz ? "non-zero byte at " : "zero, ",
+		       in->tail_nz, in->mapped);
+}
+
+static void problem(struct fuzz *fz, __u64 iter, const struct fuzz_input *in,
+		    const char *what)
+{
+	static unsigned int shown;
+
+	if (shown++ < MAX_SHOWN) {
+		ksft_print_msg("%s\n", what);
+		show_input(fz, iter, in);
+	}
+}
+
+static void check_child(struct fuzz *fz, __u64 iter,
+			const struct fuzz_input *in, pid_t pid)
+{
+	__u64 f = in->args.flags;
+
+	if (!reap(pid)) {
+		fz->bad_children++;
+		problem(fz, iter, in, "child did not exit 0 or was not reapable");
+	}
+	if ((f & CLONE_SIGHAND) && (f & CLONE_CLEAR_SIGHAND)) {
+		fz->excl_accepted++;
+		problem(fz, iter, in, "INVARIANT: CLONE_SIGHAND|CLONE_CLEAR_SIGHAND accepted");
+	}
+	if (f & UNDEFINED_FLAGS) {
+		fz->undef_accepted++;
+		problem(fz, iter, in, "INVARIANT: undefined flag bits accepted");
+	}
+	if ((f & CLONE_CLEAR_SIGHAND) && !canary_intact()) {
+		fz->handler_changes++;
+		problem(fz, iter, in, "INVARIANT: the parent's handler was changed");
+		set_canary();
+	}
+}
+
+static enum outcome outcome_of(int err)
+{
+	switch (err) {
+	case 0:
+		return OUT_ACCEPTED;
+	case EINVAL:
+		return OUT_EINVAL;
+	case E2BIG:
+		return OUT_E2BIG;
+	case EFAULT:
+		return OUT_EFAULT;
+	}
+	return OUT_OTHER;
+}
+
+static void compare(struct fuzz *fz, __u64 iter, const struct fuzz_input *in,
+		    struct verdict v, int actual)
+{
+	char what[160], e1[16], e2[16];
+
+	fz->tried++;
+	fz->kind_tried[in->kind]++;
+	fz->outcomes[outcome_of(actual)]++;
+	if (v.err == actual)
+		return;
+	fz->disagreements++;
+	fz->kind_disagree[in->kind]++;
+	snprintf(what, sizeof(what), "DISAGREEMENT: expected %s (%s), kernel: %s",
+		 errno_name(v.err, e1, sizeof(e1)), v.why ? v.why : "valid",
+		 errno_name(actual, e2, sizeof(e2)));
+	problem(fz, iter, in, what);
+}
+
+static void run_one(struct fuzz *fz, __u64 iter)
+{
+	struct fuzz_input in;
+	struct verdict v;
+	long ret;
+
+	generate(fz, iter, &in);
+	v = model(fz, &in);
+	if (!v.err && !safe_to_accept(&in)) {
+		fz->guard_refusals++;
+		problem(fz, iter, &in, "GUARD: model accepts an input with side effects; not run");
+		return;
+	}
+	ret = raw_clone3(place(fz, &in), in.size);
+	if (ret > 0)
+		check_child(fz, iter, &in, ret);
+	compare(fz, iter, &in, v, ret > 0 ? 0 : (int)-ret);
+}
+
+/* ---- setup, probes and the report --------------------------------- */
+
+static __u64 env_u64(const char *name, __u64 dflt, bool *set)
+{
+	const char *s = getenv(name);
+	unsigned long long val;
+	char *end;
+
+	*set = s && *s;
+	if (!*set)
+		return dflt;
+	errno = 0;
+	val = strtoull(s, &end, 0);
+	if (errno || *end || *s == '-')
+		ksft_exit_fail_msg("bad %s=%s: want a non-negative integer\n",
+				   name, s);
+	return val;
+}
+
+static enum selftest_mode env_selftest(void)
+{
+	const char *s = getenv("CLONE3_FUZZ_SELFTEST");
+
+	if (!s || !*s)
+		return SELFTEST_NONE;
+	if (!strcmp(s, "undefined-bits"))
+		return SELFTEST_UNDEFINED;
+	if (!strcmp(s, "no-exclusion"))
+		return SELFTEST_NO_EXCL;
+	ksft_exit_fail_msg("bad CLONE3_FUZZ_SELFTEST=%s: want undefined-bits or no-exclusion\n",
+			   s);
+	return SELFTEST_NONE;
+}
+
+static void read_env(struct fuzz *fz)
+{
+	struct timespec ts;
+	bool seed_set, iter_set, secs_set;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	fz->seed = env_u64("CLONE3_FUZZ_SEED",
+			   (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec +
+			   getpid(), &seed_set);
+	fz->iterations = env_u64("CLONE3_FUZZ_ITERATIONS", 0, &iter_set);
+	fz->seconds = env_u64("CLONE3_FUZZ_SECONDS", iter_set ? 0 : 2,
+			      &secs_set);
+	if (!fz->seconds && !fz->iterations)
+		ksft_exit_fail_msg("CLONE3_FUZZ_SECONDS=0 needs CLONE3_FUZZ_ITERATIONS=n\n");
+	fz->selftest = env_selftest();
+}
+
+static void setup_memory(struct fuzz *fz)
+{
+	fz->page = sysconf(_SC_PAGESIZE);
+	fz->ksize = V61_SIZE_VER2;
+	fz->arena = mmap(NULL, 3 * fz->page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	fz->stack = mmap(NULL, STACK_SIZE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (fz->arena == MAP_FAILED || fz->stack == MAP_FAILED)
+		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+	if (mprotect(fz->arena + 2 * fz->page, fz->page, PROT_NONE))
+		ksft_exit_fail_msg("mprotect: %s\n", strerror(errno));
+}
+
+/*
+ * clone3(NULL, 0) must fail with EINVAL.  Skip only when it fails the way
+ * a syscall number the kernel does not know fails.
+ */
+static void check_available(void)
+{
+	long ret = raw_clone3(NULL, 0);
+	int err;
+
+	if (ret > 0)
+		reap(ret);
+	if (ret == -EINVAL)
+		return;
+	syscall(-1L);
+	err = errno;
+	if (ret == -err)
+		ksft_exit_skip("clone3 is not available: %s\n", strerror(err));
+	ksft_exit_fail_msg("clone3(NULL, 0) gave %ld, not -EINVAL\n", ret);
+}
+
+/* The first offset whose non-zero byte gives E2BIG: the kernel's size. */
+static size_t probe_ksize(const struct fuzz *fz)
+{
+	struct clone_args *a = (struct clone_args *)fz->arena;
+	size_t off;
+	long ret;
+
+	for (off = V61_SIZE_VER2; off + 8 <= fz->page && off < 1024; off += 8) {
+		memset(fz->arena, 0, off + 8);
+		a->flags = 1ULL << 63;		/* rejected twice over */
+		a->exit_signal = 1ULL << 32;
+		fz->arena[off] = 1;
+		ret = raw_clone3(a, off + 8);
+		if (ret > 0)
+			reap(ret);
+		if (ret == -E2BIG)
+			return off;
+	}
+	return 0;
+}
+
+static bool kernel_newer_than_61(const char *release)
+{
+	int major = 0, minor = 0;
+
+	if (sscanf(release, "%d.%d", &major, &minor) != 2)
+		return false;
+	return major > 6 || (major == 6 && minor > 1);
+}
+
+static void describe_kernel(struct fuzz *fz)
+{
+	struct utsname u;
+	size_t probed;
+
+	uname(&u);
+	fz->newer_kernel = kernel_newer_than_61(u.release);
+	probed = probe_ksize(fz);
+	ksft_print_msg("kernel %s %s; model: v6.1 clone3 rules, struct clone_args %d bytes\n",
+		       u.release, u.machine, V61_SIZE_VER2);
+	ksft_print_msg("probe: the kernel rejects non-zero bytes from offset %zu%s\n",
+		       probed, probed ? "" : " (never: tail bytes not checked?)");
+	if (fz->newer_kernel && probed > V61_SIZE_VER2) {
+		fz->ksize = probed;
+		ksft_print_msg("newer kernel with a larger struct: bytes %d..%zu stay zero\n",
+			       V61_SIZE_VER2, probed - 1);
+	}
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static bool budget_left(const struct fuzz *fz, __u64 iter, double start)
+{
+	if (fz->iterations && iter >= fz->iterations)
+		return false;
+	if (iter < 2 * NR_KINDS)	/* every kind at least twice */
+		return true;
+	return !fz->seconds || now() - start < fz->seconds;
+}
+
+static void fuzz_loop(struct fuzz *fz)
+{
+	double start = now(), took;
+	__u64 iter;
+
+	for (iter = 0; budget_left(fz, iter, start); iter++)
+		run_one(fz, iter);
+	took = now() - start;
+	ksft_print_msg("inputs: %llu in %.2f s (%.0f per second)\n",
+		       (unsigned long long)fz->tried, took,
+		       took > 0 ? fz->tried / took : 0.0);
+}
+
+static void report(const struct fuzz *fz)
+{
+	int i;
+
+	for (i = 0; i < NR_OUTCOMES; i++)
+		ksft_print_msg("outcome %-8s %llu\n", outcome_name[i],
+			       (unsigned long long)fz->outcomes[i]);
+	for (i = 0; i < NR_KINDS; i++)
+		ksft_print_msg("kind %-14s %llu tried, %llu disagreements\n",
+			       kind_name[i],
+			       (unsigned long long)fz->kind_tried[i],
+			       (unsigned long long)fz->kind_disagree[i]);
+	if (fz->disagreements)
+		ksft_print_msg("reproduce: CLONE3_FUZZ_SEED=%llu %s\n",
+			       (unsigned long long)fz->seed,
+			       "CLONE3_FUZZ_ITERATIONS=<iteration + 1>");
+}
+
+static bool no_stray_child(void)
+{
+	int status;
+
+	return waitpid(-1, &status, __WALL | WNOHANG) < 0 && errno == ECHILD;
+}
+
+static void result(bool ok, const char *name, __u64 count, bool *all)
+{
+	ksft_test_result(ok, "%s (%llu)\n", name, (unsigned long long)count);
+	*all = *all && ok;
+}
+
+#define NR_RESULTS 7
+
+static void results(const struct fuzz *fz)
+{
+	bool all = true;
+
+	result(!fz->disagreements, "model agreement", fz->disagreements, &all);
+	result(!fz->excl_accepted, "clear_sighand with sighand never accepted",
+	       fz->excl_accepted, &all);
+	result(!fz->undef_accepted, "undefined flag bits never accepted",
+	       fz->undef_accepted, &all);
+	result(!fz->bad_children, "accepted children exited 0 and were reaped",
+	       fz->bad_children, &all);
+	result(no_stray_child(), "no stray child remains", 0, &all);
+	result(!fz->handler_changes, "parent handlers untouched by the flag",
+	       fz->handler_changes, &all);
+	result(!fz->guard_refusals, "model never accepts side-effect flags",
+	       fz->guard_refusals, &all);
+	ksft_exit(all);
+}
+
+int main(void)
+{
+	static struct fuzz fz;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ksft_print_header();
+	read_env(&fz);
+	if (!HAVE_RAW_CLONE3)
+		ksft_exit_skip("no raw clone3 call for this architecture\n");
+	check_available();
+	setup_memory(&fz);
+	setup_signals();
+	ksft_set_plan(NR_RESULTS);
+	ksft_print_msg("seed=%llu (CLONE3_FUZZ_SEED), budget %llu s, iteration cap %llu\n",
+		       (unsigned long long)fz.seed,
+		       (unsigned long long)fz.seconds,
+		       (unsigned long long)fz.iterations);
+	if (fz.selftest != SELFTEST_NONE)
+		ksft_print_msg("SELFTEST: model perturbed (%s): disagreements must be reported\n",
+			       getenv("CLONE3_FUZZ_SELFTEST"));
+	describe_kernel(&fz);
+	fuzz_loop(&fz);
+	report(&fz);
+	results(&fz);
+	return 0;
+}

@@ -132,6 +132,7 @@ struct fuzz {
 	__u64 tried;
 	__u64 outcomes[NR_OUTCOMES];
 	__u64 kind_tried[NR_KINDS];
+	__u64 kind_accepted[NR_KINDS];
 	__u64 kind_disagree[NR_KINDS];
 	__u64 disagreements;
 	__u64 excl_accepted;
@@ -880,6 +881,8 @@ static void compare(struct fuzz *fz, __u64 iter, const struct fuzz_input *in,
 	fz->tried++;
 	fz->kind_tried[in->kind]++;
 	fz->outcomes[outcome_of(actual)]++;
+	if (!actual)
+		fz->kind_accepted[in->kind]++;
 	if (v.err == actual)
 		return;
 	fz->disagreements++;
@@ -1081,9 +1084,10 @@ static void report(const struct fuzz *fz)
 		ksft_print_msg("outcome %-8s %llu\n", outcome_name[i],
 			       (unsigned long long)fz->outcomes[i]);
 	for (i = 0; i < NR_KINDS; i++)
-		ksft_print_msg("kind %-14s %llu tried, %llu disagreements\n",
+		ksft_print_msg("kind %-14s %llu tried, %llu accepted, %llu disagreements\n",
 			       kind_name[i],
 			       (unsigned long long)fz->kind_tried[i],
+			       (unsigned long long)fz->kind_accepted[i],
 			       (unsigned long long)fz->kind_disagree[i]);
 	if (fz->disagreements)
 		ksft_print_msg("reproduce: CLONE3_FUZZ_SEED=%llu %s\n",

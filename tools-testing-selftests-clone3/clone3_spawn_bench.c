@@ -10,7 +10,8 @@
  *
  * Spawns of every strategy alternate, so that a ratio is taken between
  * spawns made at nearly the same time; a round's figure is the median of
- * its spawns, which a preempted spawn does not move.  Output is a
+ * its spawns, which a preempted spawn does not move (the mean when the
+ * clock is too coarse to time one spawn).  Output is a
  * markdown table with plain numbers: microseconds per spawn and the
  * ratio to posix_spawn() (median, min, max of the rounds' figures), and
  * the signal system calls the child made per spawn, counted by the
@@ -33,6 +34,7 @@
 #include "clone3_spawn.h"
 
 #define MAX_ROUNDS 1000
+#define COARSE_CLOCK_NS 1000
 
 enum strat { S_FLAG, S_CLASSIC, S_POSIX_SPAWN, S_FORK, S_COUNT };
 
@@ -48,6 +50,7 @@ struct bench {
 	unsigned int handlers;	/* bit 0: none, bit 1: all */
 	char *argv[3];
 	char *const *envp;
+	long clock_ns;		/* smallest step of CLOCK_MONOTONIC */
 };
 
 /* Per handler setting and strategy: median microseconds by round. */
@@ -66,6 +69,33 @@ static double now_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static long ts_ns(const struct timespec *ts)
+{
+	return ts->tv_sec * 1000000000L + ts->tv_nsec;
+}
+
+/*
+ * The smallest step CLOCK_MONOTONIC makes, seen from here: clock_getres()
+ * says 1 ns with high-resolution timers even on a jiffies clocksource.
+ */
+static long clock_step_ns(void)
+{
+	struct timespec a, b;
+	long step, best = 0;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		do
+			clock_gettime(CLOCK_MONOTONIC, &b);
+		while (ts_ns(&b) == ts_ns(&a));
+		step = ts_ns(&b) - ts_ns(&a);
+		if (!best || step < best)
+			best = step;
+	}
+	return best;
 }
 
 static void handler(int sig)
@@ -145,6 +175,23 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/*
+ * The median of a round's spawns; with a clock too coarse to time one
+ * spawn (a guest kernel on jiffies) the mean, which stays unbiased as the
+ * spawns start at random points between two ticks.
+ */
+static double round_figure(struct bench *b, double *v)
+{
+	double sum = 0;
+	int i;
+
+	if (b->clock_ns <= COARSE_CLOCK_NS)
+		return median(v, b->spawns);
+	for (i = 0; i < b->spawns; i++)
+		sum += v[i];
+	return sum / b->spawns;
+}
+
 /* One timed spawn, reaped untimed; returns microseconds or -errno. */
 static double time_spawn(struct bench *b, enum strat s, unsigned long *calls)
 {
@@ -186,7 +233,7 @@ static void run_handlers(struct bench *b, int h, int round)
 	for (s = 0; s < S_COUNT; s++) {
 		r = &results[h][s];
 		if ((b->strats & (1U << s)) && !r->err)
-			r->us[round] = median(r->samples, b->spawns);
+			r->us[round] = round_figure(b, r->samples);
 	}
 }
 
@@ -246,8 +293,11 @@ static void print_table(struct bench *b)
 {
 	int h, s;
 
-	printf("# clone3_spawn_bench spawns=%d rounds=%d program=%s\n",
-	       b->spawns, b->rounds, b->program);
+	printf("# clone3_spawn_bench spawns=%d rounds=%d program=%s clock_ns=%ld round=%s\n",
+	       b->spawns, b->rounds, b->program, b->clock_ns,
+	       b->clock_ns <= COARSE_CLOCK_NS ? "median" : "mean");
+	if (b->clock_ns > COARSE_CLOCK_NS)
+		printf("# warning: coarse clock, figures are rough: use more spawns (-n)\n");
 	fputs("| handlers | strategy | us_median | us_min | us_max", stdout);
 	fputs(" | ratio_median | ratio_min | ratio_max", stdout);
 	fputs(" | child_sig_syscalls |\n", stdout);
@@ -258,8 +308,9 @@ static void print_table(struct bench *b)
 				print_row(b, h, s);
 	fputs("# us: microseconds from the call to execve() in the child,\n",
 	      stdout);
-	fputs("#   median of a round's spawns; median, min, max of rounds\n",
+	fputs("#   median (mean on a coarse clock) of a round's spawns;\n",
 	      stdout);
+	fputs("#   median, min, max of the rounds\n", stdout);
 	fputs("# ratio: us / posix_spawn()'s us in the same round\n", stdout);
 	fputs("# child_sig_syscalls: rt_sigaction + rt_sigprocmask per spawn\n",
 	      stdout);
@@ -376,6 +427,7 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "--exit"))
 		_exit(0);
 	parse_args(&b, argc, argv);
+	b.clock_ns = clock_step_ns();
 	for (h = 0; h < 2; h++) {
 		for (s = 0; s < S_COUNT; s++) {
 			results[h][s].samples = calloc(b.spawns, sizeof(double));

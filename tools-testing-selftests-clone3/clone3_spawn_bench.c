@@ -336,7 +336,8 @@ static void die_usage(const char *me)
 	fprintf(stderr,
 		"usage: %s [-n SPAWNS] [-r ROUNDS] [-H none|all|both] [-p PROGRAM]\n"
 		"          [-s flag,classic,posix_spawn,fork]\n"
-		"       %s --exit  (the spawned program: exits 0 at once)\n",
+		"       %s --exit  (the spawned program: exits 0 at once)\n"
+		"environment: CLONE3_BENCH_SPAWNS, CLONE3_BENCH_ROUNDS (-n, -r)\n",
 		me, me);
 	exit(2);
 }
@@ -380,6 +381,22 @@ static int parse_count(const char *arg, int max, const char *me)
 	if (*end || v < 1 || v > max)
 		die_usage(me);
 	return v;
+}
+
+/*
+ * A guest's init runs programs without arguments but hands on the kernel
+ * command line's KEY=VALUE words: CLONE3_BENCH_SPAWNS and _ROUNDS.
+ */
+static void parse_env(struct bench *b, const char *me)
+{
+	const char *v;
+
+	v = getenv("CLONE3_BENCH_SPAWNS");
+	if (v)
+		b->spawns = parse_count(v, 1000000, me);
+	v = getenv("CLONE3_BENCH_ROUNDS");
+	if (v)
+		b->rounds = parse_count(v, MAX_ROUNDS, me);
 }
 
 static void parse_args(struct bench *b, int argc, char **argv)
@@ -426,6 +443,7 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && !strcmp(argv[1], "--exit"))
 		_exit(0);
+	parse_env(&b, argv[0]);
 	parse_args(&b, argc, argv);
 	b.clock_ns = clock_step_ns();
 	for (h = 0; h < 2; h++) {

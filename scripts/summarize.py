@@ -53,9 +53,10 @@ def load(results, variant, arch):
     return data, None
 
 
-def test_name(subtest):
-    """kselftest_harness names are fixture[.variant].test: take test."""
-    return subtest.rsplit('.', 1)[-1]
+def needs_flag(subtest):
+    """kselftest_harness names are fixture[.variant].test: a test, or a
+    fixture or variant, named flag_* needs CLONE_CLEAR_SIGHAND."""
+    return any(part.startswith('flag_') for part in subtest.split('.'))
 
 
 def failed_items(data, suite):
@@ -87,7 +88,7 @@ def expect_base(data):
             ', '.join(progs)
     if not subs:
         return 'none of our subtests failed (only upstream ones)'
-    other = [s for s in subs if not test_name(s).startswith('flag_')]
+    other = [s for s in subs if not needs_flag(s.split(':', 1)[1])]
     if other:
         return 'subtests that do not need the flag failed: ' + \
             ', '.join(other)
@@ -218,7 +219,8 @@ def find_patch(variant, by_name):
     if variant in by_name:
         return by_name[variant]
     for stem, path in sorted(by_name.items()):
-        if variant.endswith('-' + stem) or variant.endswith('_' + stem):
+        short = re.sub(r'^\d+-', '', stem)
+        if variant in ('mutant-' + stem, 'mutant-' + short):
             return path
     return None
 
@@ -232,7 +234,19 @@ def mutant_list(args):
     if not patches:
         raise UsageError('no mutant patches (*.patch) in %s' %
                          args.mutants_dir)
-    return sorted(by_name.items())
+    return [(result_name(args.results, stem), path)
+            for stem, path in sorted(by_name.items())]
+
+
+def result_name(results, stem):
+    """The variant a mutant patch ran as: mutant-<stem> (run-variant.sh),
+    or <stem>, or mutant-<stem without its number>; the first that has
+    results, else mutant-<stem>."""
+    short = re.sub(r'^\d+-', '', stem)
+    for name in ('mutant-' + stem, stem, 'mutant-' + short):
+        if os.path.isdir(os.path.join(results, name)):
+            return name
+    return 'mutant-' + stem
 
 
 def mutants(args):

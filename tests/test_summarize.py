@@ -111,6 +111,16 @@ class SummarizeTest(unittest.TestCase):
         self.assertIn('do not need the flag failed: clone3_fuzz:global.sizes',
                       out)
 
+    def test_base_failing_in_a_flag_fixture_is_as_expected(self):
+        self.gate_ok_everywhere()
+        self.put('base', 'arm64', result('fail', clone3_spawn_test=prog(
+            'ours', 'fail', 'exit=1', **{
+                'flag_spawn.resets_handlers': 'fail',
+                'flag_child.vm_vfork.keeps_mask': 'fail',
+                'classic_spawn.classic_runs': 'pass'})))
+        proc = self.summarize('gate')
+        self.assertEqual(proc.returncode, 0, proc.stdout)
+
     def test_base_failing_only_upstream_is_unexpected(self):
         out = self.base_case(result('fail', clone3=prog(
             'upstream', 'fail', 'exit=1', a='fail')))
@@ -185,6 +195,19 @@ class SummarizeTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stdout)
         self.assertIn('mutant: killed. Breaks: the flag works', proc.stdout)
         self.assertEqual(proc.stdout.splitlines()[-1], '2 passed, 0 failed')
+
+    def test_mutant_results_found_under_run_variant_names(self):
+        self.write_mutant('01-killed', 'mutant: killed', 'the flag works')
+        self.write_mutant('02-gone', 'mutant: gone', 'nothing')
+        for arch in ('x86_64', 'arm64'):
+            self.put('mutant-01-killed', arch, BASE_OK)
+        proc = self.summarize('mutants')
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn('| mutant-01-killed | killed by', proc.stdout)
+        self.assertIn('| mutant-02-gone | MISSING: no result', proc.stdout)
+        self.assertIn('**mutant-02-gone**: mutant: gone. Breaks: nothing',
+                      proc.stdout)
+        self.assertEqual(proc.stdout.splitlines()[-1], '2 passed, 2 failed')
 
     def test_bad_usage_exits_2(self):
         cases = [

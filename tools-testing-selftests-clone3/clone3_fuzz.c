@@ -18,6 +18,10 @@
  * Environment: CLONE3_FUZZ_SEED, CLONE3_FUZZ_SECONDS (default 2),
  * CLONE3_FUZZ_ITERATIONS, CLONE3_FUZZ_SELFTEST=undefined-bits|no-exclusion
  * (perturbs the model so that disagreements must be reported).
+ * Results about inputs with CLONE_CLEAR_SIGHAND are named flag_*: they are
+ * skipped on a kernel that rejects the flag, unless
+ * CLONE3_REQUIRE_CLEAR_SIGHAND=1 (then the model keeps the flag and they
+ * fail).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -135,6 +139,8 @@ struct fuzz {
 	__u64 kind_accepted[NR_KINDS];
 	__u64 kind_disagree[NR_KINDS];
 	__u64 disagreements;
+	__u64 flag_disagreements;
+	bool flag_unknown;	/* kernel rejects the flag, not required */
 	__u64 excl_accepted;
 	__u64 undef_accepted;
 	__u64 bad_children;
@@ -336,6 +342,8 @@ static struct verdict model_flags(const struct fuzz *fz,
 
 	if ((f & UNDEFINED_FLAGS) && fz->selftest != SELFTEST_UNDEFINED)
 		return verdict(EINVAL, "undefined flag bits");
+	if ((f & CLONE_CLEAR_SIGHAND) && fz->flag_unknown)
+		return verdict(EINVAL, "CLONE_CLEAR_SIGHAND unknown here");
 	if (f & V61_RESERVED_FLAGS)
 		return verdict(EINVAL, "CSIGNAL or CLONE_DETACHED bits");
 	if ((f & CLONE_SIGHAND) && (f & CLONE_CLEAR_SIGHAND) &&
@@ -885,7 +893,10 @@ static void compare(struct fuzz *fz, __u64 iter, const struct fuzz_input *in,
 		fz->kind_accepted[in->kind]++;
 	if (v.err == actual)
 		return;
-	fz->disagreements++;
+	if (in->args.flags & CLONE_CLEAR_SIGHAND)
+		fz->flag_disagreements++;
+	else
+		fz->disagreements++;
 	fz->kind_disagree[in->kind]++;
 	snprintf(what, sizeof(what), "DISAGREEMENT: expected %s (%s), kernel: %s",
 		 errno_name(v.err, e1, sizeof(e1)), v.why ? v.why : "valid",
@@ -1018,6 +1029,27 @@ static size_t probe_ksize(const struct fuzz *fz)
 	return 0;
 }
 
+/* A plain fork-like call with the flag: accepted when the kernel knows it. */
+static void probe_flag(struct fuzz *fz)
+{
+	struct clone_args *a = (struct clone_args *)fz->arena;
+	const char *req = getenv("CLONE3_REQUIRE_CLEAR_SIGHAND");
+	long ret;
+
+	memset(a, 0, sizeof(*a));
+	a->flags = CLONE_CLEAR_SIGHAND;
+	a->exit_signal = SIGCHLD;
+	ret = raw_clone3(a, sizeof(*a));
+	if (ret > 0) {
+		reap(ret);
+		return;
+	}
+	fz->flag_unknown = !req || strcmp(req, "1");
+	ksft_print_msg("kernel rejects CLONE_CLEAR_SIGHAND (%ld): flag_* results %s\n",
+		       ret, fz->flag_unknown ? "skipped" :
+		       "fail (CLONE3_REQUIRE_CLEAR_SIGHAND=1)");
+}
+
 static bool kernel_newer_than_61(const char *release)
 {
 	int major = 0, minor = 0;
@@ -1089,7 +1121,7 @@ static void report(const struct fuzz *fz)
 			       (unsigned long long)fz->kind_tried[i],
 			       (unsigned long long)fz->kind_accepted[i],
 			       (unsigned long long)fz->kind_disagree[i]);
-	if (fz->disagreements)
+	if (fz->disagreements || fz->flag_disagreements)
 		ksft_print_msg("reproduce: CLONE3_FUZZ_SEED=%llu %s\n",
 			       (unsigned long long)fz->seed,
 			       "CLONE3_FUZZ_ITERATIONS=<iteration + 1>");
@@ -1102,30 +1134,39 @@ static bool no_stray_child(void)
 	return waitpid(-1, &status, __WALL | WNOHANG) < 0 && errno == ECHILD;
 }
 
-static void result(bool ok, const char *name, __u64 count, bool *all)
+/* One KTAP result; the count that decides it goes on the line before. */
+static void result(const char *name, __u64 count, bool *all)
 {
-	ksft_test_result(ok, "%s (%llu)\n", name, (unsigned long long)count);
-	*all = *all && ok;
+	ksft_print_msg("%s: %llu problems\n", name, (unsigned long long)count);
+	ksft_test_result(!count, "%s\n", name);
+	*all = *all && !count;
 }
 
-#define NR_RESULTS 7
+static void flag_result(const struct fuzz *fz, const char *name, __u64 count,
+			bool *all)
+{
+	if (fz->flag_unknown)
+		ksft_test_result_skip("%s: kernel rejects CLONE_CLEAR_SIGHAND\n",
+				      name);
+	else
+		result(name, count, all);
+}
+
+#define NR_RESULTS 8
 
 static void results(const struct fuzz *fz)
 {
 	bool all = true;
 
-	result(!fz->disagreements, "model agreement", fz->disagreements, &all);
-	result(!fz->excl_accepted, "clear_sighand with sighand never accepted",
-	       fz->excl_accepted, &all);
-	result(!fz->undef_accepted, "undefined flag bits never accepted",
-	       fz->undef_accepted, &all);
-	result(!fz->bad_children, "accepted children exited 0 and were reaped",
-	       fz->bad_children, &all);
-	result(no_stray_child(), "no stray child remains", 0, &all);
-	result(!fz->handler_changes, "parent handlers untouched by the flag",
-	       fz->handler_changes, &all);
-	result(!fz->guard_refusals, "model never accepts side-effect flags",
-	       fz->guard_refusals, &all);
+	result("model_agreement", fz->disagreements, &all);
+	flag_result(fz, "flag_model_agreement", fz->flag_disagreements, &all);
+	flag_result(fz, "flag_sighand_exclusion", fz->excl_accepted, &all);
+	flag_result(fz, "flag_parent_handlers_untouched", fz->handler_changes,
+		    &all);
+	result("undefined_bits_never_accepted", fz->undef_accepted, &all);
+	result("children_exit_and_are_reaped", fz->bad_children, &all);
+	result("no_stray_child", !no_stray_child(), &all);
+	result("no_side_effect_flag_accepted", fz->guard_refusals, &all);
 	ksft_exit(all);
 }
 
@@ -1150,6 +1191,7 @@ int main(void)
 		ksft_print_msg("SELFTEST: model perturbed (%s): disagreements must be reported\n",
 			       getenv("CLONE3_FUZZ_SELFTEST"));
 	describe_kernel(&fz);
+	probe_flag(&fz);
 	fuzz_loop(&fz);
 	report(&fz);
 	results(&fz);

@@ -46,6 +46,28 @@ if [ ! -e "$dir/.git" ]; then
 		die "git worktree add $dir failed"
 fi
 
+# Mode-only changes (e.g. a chmod -R over build/) lose nothing and would
+# block every checkout: give those files their recorded mode back.  chmod
+# keeps mtimes, so kbuild sees nothing new.
+git -C "$dir" diff --raw --no-renames | while IFS=$'\t' read -r meta path; do
+	set -- $meta
+	[ "$1" != "$2" ] || continue
+	case ${1#:}/$2 in
+	100644/100755) echo "644 $path" ;;
+	100755/100644) echo "755 $path" ;;
+	esac
+done | sort | awk '{m=$1; $1=""; print m "\t" substr($0, 2)}' |
+	while IFS=$'\t' read -r mode path; do
+		printf '%s\0' "$path" >>"$TREE/.git/clone3-chmod-$mode"
+	done
+for mode in 644 755; do
+	f=$TREE/.git/clone3-chmod-$mode
+	[ -f "$f" ] || continue
+	echo "  checkout: restoring mode $mode of $(tr -cd '\0' <"$f" | wc -c) file(s) in $dir" >&2
+	(cd "$dir" && xargs -0 chmod "$mode" <"$f")
+	rm -f "$f"
+done
+
 dirty=$(git -C "$dir" status --porcelain --untracked-files=no)
 if [ -n "$dirty" ]; then
 	echo "$dirty" | sed 's/^/    modified: /' >&2

@@ -1,0 +1,127 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the suite and the gate's init statically for ARCH into OUTDIR:
+#   OUTDIR/init              the static PID 1 (qemu-images/init)
+#   OUTDIR/clone3/<program>  every TEST_GEN_PROGS and TEST_GEN_PROGS_EXTENDED
+#   OUTDIR/clone3/run-list   TEST_GEN_PROGS in order; a program that does
+#                            not build is "<name> SKIP <reason>"
+#   OUTDIR/clone3/settings   the suite's settings
+# The suite is staged with stage-selftests.sh and built by the tree's
+# lib.mk, one program at a time, against the uapi headers that
+# `make headers_install` gives from the kernel tree for that arch.
+# Nothing is done when the sources and headers are unchanged.
+#
+# Environment: WORK (default build), V=1 shows the compiler output.
+#
+# usage: build-suite.sh ARCH OUTDIR
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 2 ] || die "usage: build-suite.sh ARCH OUTDIR"
+ARCH=$1
+ROOT=$(repo_root)
+CONF=$ROOT/qemu-images/$ARCH/qemu.conf
+WORK=${WORK:-build}
+case $WORK in /*) ;; *) WORK=$ROOT/$WORK ;; esac
+TREE=$WORK/linux
+SUITE=$ROOT/tools-testing-selftests-clone3
+INIT=$ROOT/qemu-images/init
+V=${V:-0}
+
+[ -f "$CONF" ] || die "unknown arch '$ARCH' (no $CONF)"
+. "$CONF"
+need_cmd "${CROSS_COMPILE}gcc" "$CC_PKG"
+need_cmd make make
+[ -f "$INIT/Makefile" ] || die "$INIT/Makefile is missing"
+git -C "$TREE" rev-parse -q --verify upstream >/dev/null 2>&1 ||
+	die "$TREE is not a prepared tree (run: make tree)"
+mkdir -p "$2"
+OUT=$(cd "$2" && pwd)
+LOG=$OUT/build.log
+STAMP=$OUT/.clone3-suite-stamp
+SRCARCH=$KARCH
+[ "$KARCH" = x86_64 ] && SRCARCH=x86
+
+# What the output depends on: our sources, the tree's selftests framework
+# (upstream tag) and uapi headers (checked-out commit), the compiler.
+want=$( {
+	echo "$ARCH $CROSS_COMPILE"
+	"${CROSS_COMPILE}gcc" --version | head -1
+	git -C "$TREE" rev-parse upstream "HEAD:include/uapi" \
+		"HEAD:arch/$SRCARCH/include/uapi"
+	cat "$SUITE"/* "$INIT"/*
+} | cksum)
+if [ "$(cat "$STAMP" 2>/dev/null)" = "$want" ] && [ -f "$OUT/clone3/run-list" ]; then
+	echo "$OUT"
+	exit 0
+fi
+rm -f "$STAMP"
+: >"$LOG"
+
+run() {
+	if [ "$V" = 1 ]; then
+		"$@" 2>&1 | tee -a "$LOG"
+		return "${PIPESTATUS[0]}"
+	fi
+	"$@" >>"$LOG" 2>&1
+}
+
+# The uapi headers, as the kselftest build would use them.
+run make -s -C "$TREE" O="$OUT/hdr-build" ARCH="$KARCH" \
+	CROSS_COMPILE="$CROSS_COMPILE" INSTALL_HDR_PATH="$OUT/usr" headers_install ||
+	die "$ARCH: make headers_install failed (see $LOG)"
+
+"$ROOT/scripts/stage-selftests.sh" "$TREE" "$OUT/stage"
+DIR=$OUT/stage/tools/testing/selftests/clone3
+# lib.mk prefixes the programs with $(OUTPUT)/; list them bare.
+progs() {
+	make -s -C "$DIR" OUTPUT=/ -f Makefile -f - clone3-print-progs <<'MK'
+clone3-print-progs:
+	@echo $(notdir $(TEST_GEN_PROGS)) / $(notdir $(TEST_GEN_PROGS_EXTENDED))
+MK
+}
+list=$(progs) || die "cannot read the program list from $DIR/Makefile"
+tests=${list%%/*}
+extended=${list#*/}
+
+# The most telling line of a failed build, the root cause first.
+first_cause() {
+	local pat line
+	for pat in 'No rule to make target' 'fatal error' 'cannot find' \
+		'undefined reference' 'error:'; do
+		line=$(echo "$1" | grep -m1 -e "$pat") || continue
+		echo "$line" | sed -e "s/^.*\\($pat\\)/\\1/" |
+			tr -s ' ' | cut -c1-160
+		return 0
+	done
+}
+
+mkdir -p "$OUT/clone3"
+runlist=$OUT/clone3/run-list.partial
+: >"$runlist"
+for p in $tests $extended; do
+	out=$(CFLAGS="-static -O2" LDFLAGS="-static" make -C "$DIR" \
+		OUTPUT="$OUT/clone3" CROSS_COMPILE="$CROSS_COMPILE" \
+		KHDR_INCLUDES="-isystem $OUT/usr/include" "$OUT/clone3/$p" 2>&1) &&
+		ok=1 || ok=0
+	echo "$out" >>"$LOG"
+	[ "$V" = 1 ] && echo "$out"
+	case " $tests " in *" $p "*) ;; *) continue ;; esac
+	if [ $ok = 1 ]; then
+		echo "$p" >>"$runlist"
+		continue
+	fi
+	# A program that no longer builds must not run from an old binary.
+	rm -f "$OUT/clone3/$p"
+	reason=$(first_cause "$out")
+	echo "$p SKIP ${reason:-build failed}" >>"$runlist"
+	echo "  suite: $ARCH: $p not built: ${reason:-build failed}" >&2
+done
+cp "$SUITE/settings" "$OUT/clone3/settings"
+mv "$runlist" "$OUT/clone3/run-list"
+
+run make -C "$INIT" CC="${CROSS_COMPILE}gcc" OUT="$OUT" ||
+	die "$ARCH: the init does not build (see $LOG)"
+echo "$want" >"$STAMP"
+echo "$OUT"

@@ -205,6 +205,14 @@ class ReportTest(unittest.TestCase):
         self.assertIn('Result (-22) matches expectation (-22) #18 (2)', tid)
         self.assertFalse([n for n in tid if n.startswith('[')])
 
+    def test_real_qemu_logs_of_the_other_arches_pass(self):
+        for arch, guest in (('arm64', 'aarch64'), ('riscv64', 'riscv64')):
+            r = self.run_report('qemu-%s-patched.log' % arch, arch=arch,
+                                variant='patched')
+            self.assertEqual(r['status'], 'pass', r['reason'])
+            self.assertEqual(r['guest_arch'], guest)
+            self.assertEqual(r['counts']['pass'], 5)
+
     def test_real_qemu_init_exit_panics(self):
         r = self.run_report('qemu-x86_64-exit.log')
         self.assertEqual(r['status'], 'error')

@@ -640,11 +640,14 @@ static void gen_thread(const struct fuzz *fz, __u64 *r, struct fuzz_input *in)
 	own_stack(fz, r, &in->args);
 }
 
-/* One early rejection reason, picked at random. */
+/*
+ * Early rejection reason @which: 0-2 set the size (one of them at most),
+ * 3 a bad exit_signal, 4 a CSIGNAL flag bit.
+ */
 static void early_reason(const struct fuzz *fz, __u64 *r,
-			 struct fuzz_input *in)
+			 struct fuzz_input *in, unsigned int which)
 {
-	switch (below(r, 5)) {
+	switch (which) {
 	case 0:
 		in->size = below(r, V61_SIZE_VER0);
 		break;
@@ -663,15 +666,23 @@ static void early_reason(const struct fuzz *fz, __u64 *r,
 	}
 }
 
-/* Side-effect flags, behind two early reasons: precedence is checked. */
+/* Side-effect flags behind two early reasons: the earliest must win. */
 static void gen_precedence(const struct fuzz *fz, __u64 *r,
 			   struct fuzz_input *in)
 {
+	unsigned int other = below(r, 3);	/* exit_signal, CSIGNAL, both */
+
 	in->args.flags |= rnd(r) & HAZARD_FLAGS;
 	if (chance(r, 30))
 		in->args.flags |= CLONE_NEWUSER | CLONE_FS;
-	early_reason(fz, r, in);
-	early_reason(fz, r, in);
+	if (chance(r, 75))
+		early_reason(fz, r, in, below(r, 3));
+	else
+		other = 2;
+	if (other != 1)
+		early_reason(fz, r, in, 3);
+	if (other != 0)
+		early_reason(fz, r, in, 4);
 	if (chance(r, 30))
 		in->args.flags |= 1ULL << (34 + below(r, 30));
 }

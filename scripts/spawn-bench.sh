@@ -59,8 +59,9 @@ done
 count_child_calls() {
 	local dir=$OUT/strace/$1-$2
 	mkdir -p "$dir"
-	strace -f -ff -qq -o "$dir/t" "$BENCH" -n 10 -r 1 -s "$1" -H "$2" >/dev/null
-	grep -l -- '"--exit"' "$dir"/t.* | xargs awk '
+	strace -f -ff -qq -o "$dir/t" "$BENCH" -n 10 -r 1 -s "$1" -H "$2" \
+		>/dev/null || die "strace of clone3_spawn_bench -s $1 -H $2 failed"
+	grep -l -- '"--exit"' "$dir"/t.* | xargs -r awk '
 		FNR == 1 { n++ }
 		/^execve\(/ { done[FILENAME] = 1 }
 		done[FILENAME] { next }
@@ -72,7 +73,8 @@ count_child_calls() {
 echo "spawn bench: counting the child's system calls with strace"
 for h in none all; do
 	for s in $STRATEGIES; do
-		echo "$h $s $(count_child_calls "$s" "$h")"
+		calls=$(count_child_calls "$s" "$h")
+		echo "$h $s ${calls:-- -}"
 	done
 done >"$OUT/strace.txt"
 

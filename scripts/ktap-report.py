@@ -300,6 +300,8 @@ def failures(programs):
     out = []
     for name, prog in programs.items():
         bad = [s for s, r in prog['subtests'].items() if r == 'fail']
+        if len(bad) > 3:
+            bad = bad[:3] + ['+%d more' % (len(bad) - 3)]
         if bad:
             out.append('%s (%s)' % (name, ', '.join(bad)))
         elif prog['result'] in ('fail', 'timeout'):

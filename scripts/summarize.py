@@ -8,7 +8,8 @@ gate mode:    base must fail, only in our flag_* subtests; patched must
 mutants mode: every mutant must be killed by our suite (the run completes
               and one of our programs or subtests fails) on every arch.
               The upstream suite's failures are shown beside ours.
-              Writes <results>/mutants.md.
+              Writes <results>/mutants.md, and mutants.json with every
+              killing test.
 
 The last line is "N passed, N failed" (one per expectation).  Exit 0 when
 every expectation holds, 1 otherwise, 2 on bad usage.
@@ -106,27 +107,40 @@ def timed_out(data, item):
     return prog.get('result') == 'timeout'
 
 
+def some(items, n=3):
+    """At most n items, then how many more."""
+    shown = items[:n] + (['+%d more' % (len(items) - n)]
+                         if len(items) > n else [])
+    return ', '.join(shown)
+
+
 def mutant_cell(data):
-    """-> (killed, our cell text, upstream cell text, upstream killed)."""
+    """-> dict: killed, upstream_killed, ours/upstream (failed tests),
+    ours_text/upstream_text (the matrix cells)."""
+    cell = {'status': data['status'], 'killed': False,
+            'upstream_killed': False, 'ours': [], 'upstream': []}
     if data['status'] == 'error':
-        text = 'ERROR: %s' % data.get('reason')
-        return False, text, 'error', False
+        cell['ours_text'] = 'ERROR: %s' % data.get('reason')
+        cell['upstream_text'] = 'error'
+        return cell
     subs, progs = failed_items(data, 'ours')
     usubs, uprogs = failed_items(data, 'upstream')
-    upstream = ', '.join(usubs + uprogs) or '-'
-    up_killed = data['status'] == 'fail' and bool(
+    cell['ours'], cell['upstream'] = subs + progs, usubs + uprogs
+    cell['upstream_text'] = some(usubs + uprogs) or '-'
+    cell['upstream_killed'] = data['status'] == 'fail' and bool(
         usubs + [p for p in uprogs if not timed_out(data, p)])
     # A program that hit init's timeout proves nothing: not a kill.
     killers = subs + [p for p in progs if not timed_out(data, p)]
-    if data['status'] == 'fail' and killers:
-        return True, 'killed by ' + ', '.join(killers), upstream, up_killed
-    if data['status'] == 'fail' and progs:
-        return False, 'NOT KILLED, only timeouts: ' + ', '.join(progs), \
-            upstream, up_killed
-    if data['status'] == 'fail':
-        return False, 'SURVIVED (only upstream failed)', upstream, \
-            up_killed
-    return False, 'SURVIVED', upstream, False
+    cell['killed'] = data['status'] == 'fail' and bool(killers)
+    if cell['killed']:
+        cell['ours_text'] = 'killed by ' + some(killers)
+    elif data['status'] == 'fail' and progs:
+        cell['ours_text'] = 'NOT KILLED, only timeouts: ' + some(progs)
+    elif data['status'] == 'fail':
+        cell['ours_text'] = 'SURVIVED (only upstream failed)'
+    else:
+        cell['ours_text'] = 'SURVIVED'
+    return cell
 
 
 def md_table(header, rows):
@@ -172,8 +186,8 @@ def gate(args):
             elif variant == 'patched':
                 why = expect_patched(data)
             else:
-                killed, text, _, _ = mutant_cell(data)
-                why = None if killed else text
+                cell = mutant_cell(data)
+                why = None if cell['killed'] else cell['ours_text']
             if why:
                 failed += 1
                 row.append('UNEXPECTED: ' + why)
@@ -253,24 +267,32 @@ def mutants(args):
     passed = failed = 0
     ours_rows, up_rows, heads = [], [], []
     up_kills = 0
+    record = {}
     for variant, patch in mutant_list(args):
         subject, promise = patch_headers(patch) if patch else \
             (variant, '(patch not found)')
         heads.append('- **%s**: %s. Breaks: %s' % (variant, subject,
                                                    promise))
+        record[variant] = {'subject': subject, 'breaks': promise,
+                           'arches': {}}
         ours, ups = [variant], [variant]
         for arch in args.arches:
             data, missing = load(args.results, variant, arch)
             if data is None:
-                killed, text, up, up_killed = False, 'MISSING: ' + missing, \
-                    'missing', False
+                cell = {'status': 'missing', 'killed': False,
+                        'upstream_killed': False, 'ours': [],
+                        'upstream': [], 'ours_text': 'MISSING: ' + missing,
+                        'upstream_text': 'missing'}
             else:
-                killed, text, up, up_killed = mutant_cell(data)
-            passed += killed
-            failed += not killed
-            up_kills += up_killed
-            ours.append(text)
-            ups.append(up)
+                cell = mutant_cell(data)
+            passed += cell['killed']
+            failed += not cell['killed']
+            up_kills += cell['upstream_killed']
+            ours.append(cell['ours_text'])
+            ups.append(cell['upstream_text'])
+            record[variant]['arches'][arch] = {
+                k: cell[k] for k in ('status', 'killed', 'upstream_killed',
+                                     'ours', 'upstream')}
         ours_rows.append(ours)
         up_rows.append(ups)
     cells = passed + failed
@@ -288,6 +310,8 @@ def mutants(args):
     lines += ['%d passed, %d failed' % (passed, failed)]
     text = '\n'.join(lines) + '\n'
     write_atomic(os.path.join(args.results, 'mutants.md'), text)
+    write_atomic(os.path.join(args.results, 'mutants.json'),
+                 json.dumps(record, indent=2) + '\n')
     print(text, end='')
     return 0 if failed == 0 else 1
 

@@ -186,6 +186,26 @@ class SummarizeTest(unittest.TestCase):
         self.assertIn('Kill rate, upstream suite: 4/10 (40%)', out)
         self.assertTrue(os.path.isfile(os.path.join(self.results,
                                                     'mutants.md')))
+        with open(os.path.join(self.results, 'mutants.json'),
+                  encoding='utf-8') as f:
+            record = json.load(f)
+        cell = record['01-killed']['arches']['arm64']
+        self.assertTrue(cell['killed'])
+        self.assertEqual(cell['ours'], [
+            'clone3_clear_sighand_abi:global.flag_resets_handler'])
+        self.assertEqual(record['01-killed']['breaks'], 'the flag works')
+        self.assertEqual(record['03-panics']['arches']['x86_64']['status'],
+                         'error')
+
+    def test_long_killer_lists_are_cut_in_the_table(self):
+        self.write_mutant('01-many', 'mutant: many', 'all')
+        many = {'global.flag_%d' % i: 'fail' for i in range(6)}
+        for arch in ('x86_64', 'arm64'):
+            self.put('01-many', arch, result('fail', clone3_fuzz=prog(
+                'ours', 'fail', 'exit=1', **many)))
+        proc = self.summarize('mutants')
+        self.assertEqual(proc.returncode, 0, proc.stdout)
+        self.assertIn('clone3_fuzz:global.flag_2, +3 more |', proc.stdout)
 
     def test_mutants_all_killed_exit_0(self):
         self.write_mutant('01-killed', 'mutant: killed', 'the flag works')

@@ -229,6 +229,19 @@ class SummarizeTest(unittest.TestCase):
                       proc.stdout)
         self.assertEqual(proc.stdout.splitlines()[-1], '2 passed, 2 failed')
 
+    def test_real_base_and_patched_logs_meet_the_expectations(self):
+        report = os.path.join(os.path.dirname(HERE), 'scripts',
+                              'ktap-report.py')
+        for variant in ('base', 'patched'):
+            subprocess.run([report, '--log', os.path.join(
+                HERE, 'data', 'qemu-x86_64-%s.log' % variant),
+                '--variant', variant, '--arch', 'x86_64', '--out-dir',
+                os.path.join(self.results, variant)],
+                check=True, capture_output=True)
+        proc = self.summarize('gate', arches='x86_64')
+        self.assertEqual(proc.returncode, 0, proc.stdout)
+        self.assertEqual(proc.stdout.splitlines()[-1], '2 passed, 0 failed')
+
     def test_bad_usage_exits_2(self):
         cases = [
             ['--mode', 'gate'],

@@ -48,7 +48,8 @@ STAMP=$BUILDDIR/.clone3-config-stamp
 
 kmake() {
 	if [ "$V" = 1 ]; then
-		make -C "$SRC" O="$BUILDDIR" ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" "$@"
+		# stderr: stdout only carries the image path.
+		make -C "$SRC" O="$BUILDDIR" ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" "$@" >&2
 	else
 		make -s -C "$SRC" O="$BUILDDIR" ARCH="$KARCH" \
 			CROSS_COMPILE="$CROSS_COMPILE" "$@" >>"$LOG" 2>&1

@@ -48,6 +48,8 @@ SRCARCH=$KARCH
 want=$( {
 	echo "$ARCH $CROSS_COMPILE"
 	"${CROSS_COMPILE}gcc" --version | head -1
+	# Static libraries a program may need: installing one changes the build.
+	"${CROSS_COMPILE}gcc" -print-file-name=libcap.a
 	git -C "$TREE" rev-parse upstream "HEAD:include/uapi" \
 		"HEAD:arch/$SRCARCH/include/uapi"
 	cat "$SUITE"/* "$INIT"/*
@@ -58,10 +60,13 @@ if [ "$(cat "$STAMP" 2>/dev/null)" = "$want" ] && [ -f "$OUT/clone3/run-list" ];
 fi
 rm -f "$STAMP"
 : >"$LOG"
+# A build killed half-way may have left a truncated program newer than
+# its source; start the programs afresh whenever anything changed.
+rm -rf "$OUT/clone3"
 
 run() {
 	if [ "$V" = 1 ]; then
-		"$@" 2>&1 | tee -a "$LOG"
+		"$@" 2>&1 | tee -a "$LOG" >&2
 		return "${PIPESTATUS[0]}"
 	fi
 	"$@" >>"$LOG" 2>&1
@@ -106,7 +111,7 @@ for p in $tests $extended; do
 		KHDR_INCLUDES="-isystem $OUT/usr/include" "$OUT/clone3/$p" 2>&1) &&
 		ok=1 || ok=0
 	echo "$out" >>"$LOG"
-	[ "$V" = 1 ] && echo "$out"
+	[ "$V" != 1 ] || echo "$out" >&2
 	case " $tests " in *" $p "*) ;; *) continue ;; esac
 	if [ $ok = 1 ]; then
 		echo "$p" >>"$runlist"

@@ -47,10 +47,11 @@ say() {
 	echo "$VARIANT $ARCH: $*"
 }
 t0=$(date +%s)
+# Seconds since the previous step, in $took (no subshell: t0 must move).
 lap() {
 	local now
 	now=$(date +%s)
-	echo "$((now - t0)) s"
+	took="$((now - t0)) s"
 	t0=$now
 }
 
@@ -74,20 +75,32 @@ report() {
 		--arch "$ARCH" --out-dir "$WORK/results/$VARIANT" "$@"
 }
 
-if ! image=$("$S/build-kernel.sh" "$ARCH" "$src" "$WORK/kbuild/$ARCH/$build" 2>"$scratch.err"); then
-	cat "$scratch.err" >&2
+build_kernel() {
+	if [ "${V:-0}" = 1 ]; then
+		"$S/build-kernel.sh" "$ARCH" "$src" "$WORK/kbuild/$ARCH/$build" \
+			2> >(tee "$scratch.err" >&2)
+	else
+		"$S/build-kernel.sh" "$ARCH" "$src" "$WORK/kbuild/$ARCH/$build" \
+			2>"$scratch.err"
+	fi
+}
+if ! image=$(build_kernel); then
+	[ "${V:-0}" = 1 ] || cat "$scratch.err" >&2
 	{ echo "gate: the $VARIANT kernel ($head) for $ARCH did not build:"; cat "$scratch.err"; } >"$scratch"
 	rm -f "$scratch.err"
-	say "kernel build FAILED ($(lap))"
+	lap
+	say "kernel build FAILED ($took)"
 	say "report: $(report)"
 	exit 0
 fi
 rm -f "$scratch.err"
-say "kernel $head built ($(lap))"
+lap
+say "kernel $head built ($took)"
 
 suite=$("$S/build-suite.sh" "$ARCH" "$WORK/suite/$ARCH")
 initrd=$("$S/build-initramfs.sh" "$ARCH" "$suite" "$WORK/initramfs/$ARCH.cpio")
-say "suite and initramfs ready ($(grep -c . "$suite/clone3/run-list") programs, $(grep -c ' SKIP ' "$suite/clone3/run-list" || true) not built) ($(lap))"
+lap
+say "suite and initramfs ready ($(grep -c . "$suite/clone3/run-list") programs, $(grep -c ' SKIP ' "$suite/clone3/run-list" || true) not built) ($took)"
 
 # shellcheck disable=SC2086 # BOOT_ARGS are words by design
 rc=0

@@ -6,8 +6,9 @@
 # expectations and gives the closing line and the exit code.
 #
 # Environment (from the Makefile): ARCHES (x86_64 arm64 riscv64), JOBS
-# (arch jobs run in parallel, and make -j of each: with 2 cores, JOBS=2
-# keeps both cores busy through the serial link and boot phases), ACCEL
+# (make -j of each kernel build; JOBS+1 arch jobs run in parallel: a boot
+# under TCG or a link is one thread, so one arch more than JOBS keeps the
+# cores busy; on 2 cores JOBS=2 runs all three arches at once), ACCEL
 # (tcg|kvm), V (0|1: 1 shows the build output), KSRC (a kernel tree to use
 # instead of Debian's linux-source-6.1), WORK (build, or build/ksrc-<hash>
 # for KSRC).
@@ -64,7 +65,7 @@ for a in $ARCHES; do
 done
 
 start=$(date +%s)
-echo "gate: arches: $ARCHES; jobs: $JOBS; accel: $ACCEL; work: $WORK"
+echo "gate: arches: $ARCHES; make -j$JOBS, up to $((JOBS + 1)) arches at once; accel: $ACCEL; work: $WORK"
 "$S/prepare-tree.sh" "$WORK" "$KSRC"
 # Both worktrees are set once here; the arch jobs then find them in place.
 "$S/checkout-variant.sh" base >/dev/null
@@ -102,7 +103,7 @@ interrupted() {
 trap interrupted INT TERM HUP
 
 for a in $ARCHES; do
-	while [ "${#pids[@]}" -ge "$JOBS" ]; do
+	while [ "${#pids[@]}" -gt "$JOBS" ]; do
 		reap
 	done
 	arch_job "$a" &

@@ -34,7 +34,8 @@ PROGRAMS = {
     'skipper': 'echo "# not here"; exit 4',
     'crash': 'kill -SEGV $$',
     'noeol': 'printf "no newline at end"',
-    'env': 'echo "PATH=$PATH PWD=$(/bin/pwd) REQ=$CLONE3_REQUIRE_CLEAR_SIGHAND"',
+    'env': 'echo "PATH=$PATH PWD=$(/bin/pwd) '
+           'REQ=$CLONE3_REQUIRE_CLEAR_SIGHAND"',
     'stderr': 'echo to-stderr >&2',
     'hang': 'echo started; /bin/sleep 300',
     'orphan': '(/bin/sleep 300; echo never) & echo parent-exits',

@@ -93,8 +93,10 @@ reap() {
 }
 interrupted() {
 	trap - INT TERM HUP
+	# Each arch job leads its own process group: TERM reaches its make
+	# and its boot.sh, which kills QEMU and keeps the console log.
 	for p in "${pids[@]}"; do
-		kill -TERM "$p" 2>/dev/null || true
+		kill -TERM -- "-$p" 2>/dev/null || true
 	done
 	wait
 	echo "gate: interrupted; earlier results are kept, the next run picks up from here" >&2
@@ -102,6 +104,8 @@ interrupted() {
 }
 trap interrupted INT TERM HUP
 
+# Job control: every arch job gets its own process group (see interrupted).
+set -m
 for a in $ARCHES; do
 	while [ "${#pids[@]}" -gt "$JOBS" ]; do
 		reap
@@ -112,6 +116,7 @@ done
 while [ "${#pids[@]}" -gt 0 ]; do
 	reap
 done
+set +m
 trap - INT TERM HUP
 echo "gate: builds and boots done in $(($(date +%s) - start)) s"
 [ "$failed" = 0 ] || echo "gate: an arch job stopped with status $failed (see above)" >&2

@@ -92,3 +92,71 @@ need_packages() {
 			die "apt-get install ${missing[*]} failed"
 	fi
 }
+
+# Check the gate's settings from the environment (ARCHES, JOBS, ACCEL, V,
+# KSRC) and that each arch's cross compiler, static C library and QEMU
+# are there.  Arches are whatever qemu-images/ holds a qemu.conf for.
+check_gate_env() {
+	local root a known seen=" "
+	root=$(repo_root)
+	known=$(cd "$root/qemu-images" && ls -d */qemu.conf 2>/dev/null | sed 's|/qemu.conf||' | tr '\n' ' ')
+	ARCHES=${ARCHES-x86_64 arm64 riscv64}
+	JOBS=${JOBS:-2}
+	ACCEL=${ACCEL:-tcg}
+	V=${V:-0}
+	[ -n "$(echo $ARCHES)" ] || die "ARCHES is empty; choose from: $known"
+	for a in $ARCHES; do
+		case " $known " in *" $a "*) ;; *) die "ARCHES: unknown arch '$a'; choose from: $known" ;; esac
+		case $seen in *" $a "*) die "ARCHES: '$a' is given twice" ;; esac
+		seen="$seen$a "
+	done
+	case $JOBS in '' | *[!0-9]* | 0*) die "JOBS=$JOBS is not a positive integer" ;; esac
+	case $ACCEL in tcg | kvm) ;; *) die "ACCEL=$ACCEL: use tcg or kvm" ;; esac
+	case $V in 0 | 1) ;; *) die "V=$V: use 0 or 1" ;; esac
+	if [ -n "${KSRC:-}" ]; then
+		[ -f "$KSRC/Makefile" ] && [ -f "$KSRC/kernel/fork.c" ] ||
+			die "KSRC=$KSRC is not a kernel source tree (no Makefile or kernel/fork.c)"
+	fi
+	export ARCHES JOBS ACCEL V
+	need_cmd python3 python3
+	need_cmd git git
+	need_cmd make make
+	need_cmd flock util-linux
+	need_packages flex bison bc libelf-dev libssl-dev cpio
+	for a in $ARCHES; do
+		(
+			. "$root/qemu-images/$a/qemu.conf"
+			need_cmd "${CROSS_COMPILE}gcc" "$CC_PKG"
+			need_cmd "$QEMU_BIN" "$QEMU_PKG"
+			[ -z "${FIRMWARE_PKG:-}" ] || need_packages "$FIRMWARE_PKG"
+			[ "$("${CROSS_COMPILE}gcc" -print-file-name=libc.a)" != libc.a ] ||
+				need_packages "$LIBC_PKG"
+		)
+	done
+}
+
+# Run COMMAND once per arch, at most JOBS at a time; @ARCH@ in the
+# arguments stands for the arch.  Returns the last non-zero status.  On
+# SIGINT/SIGTERM the running jobs are stopped and 130 is returned.
+#   run_arches JOBS "ARCHES" COMMAND ARG...
+run_arches() {
+	local jobs=$1 arches=$2 a p rc=0 st
+	local -a pids=() args=()
+	shift 2
+	trap 'kill -TERM "${pids[@]}" 2>/dev/null; wait; trap - INT TERM; return 130' INT TERM
+	for a in $arches; do
+		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+			wait -n || rc=$?
+		done
+		args=("${@//@ARCH@/$a}")
+		"${args[@]}" &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do
+		st=0
+		wait "$p" || st=$?
+		[ $st = 0 ] || [ $st = 127 ] || rc=$st
+	done
+	trap - INT TERM
+	return $rc
+}

@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench: the gate's figures beside the tree's own KUnit runner
+# (tools/testing/kunit/kunit.py run --arch=x86_64) measured in the same
+# session on the same tree, as ratios.  Works in its own directory
+# (BENCH_WORK, default build/bench) so the user's build/ stays warm.
+#   kunit.py cold, and warm after touching kernel/fork.c
+#   gate cold (ARCHES, base + patched) and warm after touching fork.c
+#   boot to verdict per arch (patched kernel, median of BOOTS boots)
+#   mutant cost per arch after the first (first BENCH_MUTANTS mutants)
+#   the spawner's benchmark on the host
+# Writes build/results/bench.md.
+#
+# usage: bench.sh
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 0 ] || die "usage: make bench [ARCHES=...]"
+ROOT=$(repo_root)
+S=$ROOT/scripts
+cd "$ROOT"
+BW=${BENCH_WORK:-build/bench}
+case $BW in /*) ;; *) BW=$ROOT/$BW ;; esac
+ARCHES=${ARCHES:-x86_64 arm64 riscv64}
+BOOTS=${BOOTS:-3}
+BENCH_MUTANTS=${BENCH_MUTANTS:-3}
+OUT=$ROOT/build/results/bench.md
+LOG=$BW/bench.log
+export WORK=$BW ARCHES
+
+need_packages qemu-system-x86 python3 flex bison bc libelf-dev libssl-dev
+mkdir -p "$BW" "$(dirname "$OUT")"
+: >"$LOG"
+
+# timed NAME COMMAND...: run COMMAND (output to the bench log), print
+# and remember its wall time in seconds.
+declare -A T
+timed() {
+	local name=$1 t0 t1
+	shift
+	echo "bench: $name ..."
+	t0=$(date +%s.%N)
+	if ! "$@" >>"$LOG" 2>&1; then
+		tail -n 5 "$LOG" | sed 's/^/    /'
+		die "bench: '$name' failed (log: $LOG)"
+	fi
+	t1=$(date +%s.%N)
+	T[$name]=$(echo "$t1 - $t0" | bc)
+	printf 'bench: %s: %.1f s\n' "$name" "${T[$name]}"
+}
+
+ratio() {
+	echo "scale=2; $1 / $2" | bc
+}
+
+"$S/prepare-tree.sh" "$BW" "${KSRC:-}" >>"$LOG" 2>&1
+"$S/checkout-variant.sh" patched >/dev/null
+KUNIT="python3 $BW/linux/tools/testing/kunit/kunit.py run --arch=x86_64 --build_dir=$BW/kunit --jobs=$(nproc)"
+
+rm -rf "$BW/kunit"
+timed kunit_cold $KUNIT
+touch "$BW/linux/kernel/fork.c"
+timed kunit_warm $KUNIT
+
+rm -rf "$BW/kbuild" "$BW/suite" "$BW/initramfs" "$BW/results"
+timed gate_cold "$S/gate.sh"
+touch "$BW/linux/kernel/fork.c" "$BW/linux-base/kernel/fork.c"
+timed gate_warm "$S/gate.sh"
+
+# Boot to verdict: QEMU start to the report, patched kernel, per arch.
+for a in $ARCHES; do
+	. "qemu-images/$a/qemu.conf"
+	img=$BW/kbuild/$a/patched/$IMAGE
+	times=()
+	for i in $(seq "$BOOTS"); do
+		t0=$(date +%s.%N)
+		"$S/boot.sh" "$a" "$img" "$BW/initramfs/$a.cpio" "$BW/boot-bench-$a.log" \
+			CLONE3_REQUIRE_CLEAR_SIGHAND=1 >>"$LOG" 2>&1
+		python3 "$S/ktap-report.py" --log "$BW/boot-bench-$a.log" --variant bench \
+			--arch "$a" --out-dir "$BW/results/bench" >>"$LOG"
+		t1=$(date +%s.%N)
+		times+=("$(echo "$t1 - $t0" | bc)")
+	done
+	T[boot_$a]=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(((BOOTS + 1) / 2))p")
+	grep -q '"status": "pass"' "$BW/results/bench/$a.json" ||
+		die "bench: the patched $a guest did not pass (see $BW/results/bench/$a.json)"
+	printf 'bench: boot to verdict %s: %.1f s (median of %d)\n' "$a" "${T[boot_$a]}" "$BOOTS"
+done
+
+# Mutants: the first one pays for the switch from patched, the rest are
+# what each further mutant costs.
+md=$BW/bench-mutants
+rm -rf "$md"
+mkdir -p "$md"
+for p in $(ls patches/mutants/*.patch | head -n "$BENCH_MUTANTS"); do
+	cp "$p" "$md/"
+done
+MUTANTS_DIR=$md "$S/mutants.sh" >"$BW/mutants.log" 2>&1 || true
+n_arches=$(echo $ARCHES | wc -w)
+after_first=$(grep -E '^mutant-.*: [0-9]+ s for' "$BW/mutants.log" | tail -n +2 |
+	awk -v n="$n_arches" '{ s += $(NF-4); k++ } END { if (k) printf "%.1f", s / k / n; else print "n/a" }')
+T[mutant]=$after_first
+
+"$S/spawn-bench.sh" >>"$LOG" 2>&1 || echo "bench: spawn bench failed (log: $LOG)"
+
+{
+	echo "| figure | ours | kunit.py run --arch=x86_64 | ratio (ours / kunit) | target |"
+	echo "|---|---|---|---|---|"
+	printf '| cold, %s, base + patched | %.0f s | %.0f s (cold) | %s | <= 360 s |\n' \
+		"$ARCHES" "${T[gate_cold]}" "${T[kunit_cold]}" "$(ratio "${T[gate_cold]}" "${T[kunit_cold]}")"
+	printf '| warm after touching kernel/fork.c | %.0f s | %.0f s (warm) | %s | <= 30 s |\n' \
+		"${T[gate_warm]}" "${T[kunit_warm]}" "$(ratio "${T[gate_warm]}" "${T[kunit_warm]}")"
+	for a in $ARCHES; do
+		printf '| boot to verdict, %s (TCG) | %.1f s | | | <= 3 s |\n' "$a" "${T[boot_$a]}"
+	done
+	printf '| each mutant after the first, per arch | %s s | %.0f s (warm) | %s | <= 15 s |\n' \
+		"${T[mutant]}" "${T[kunit_warm]}" \
+		"$( [ "${T[mutant]}" = n/a ] && echo n/a || ratio "${T[mutant]}" "${T[kunit_warm]}")"
+	echo
+	echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, $(uname -r) host, ACCEL=${ACCEL:-tcg}."
+	if [ -f build/results/spawn-bench-host.md ]; then
+		echo
+		cat build/results/spawn-bench-host.md
+	fi
+} >"$OUT.tmp"
+mv "$OUT.tmp" "$OUT"
+cat "$OUT"

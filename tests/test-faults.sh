@@ -1,0 +1,173 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Faults of the gate itself, on the x86_64 guest the gate has built: a
+# guest that hangs, a kernel that panics, KTAP cut off or inconsistent,
+# bad settings, missing tools, and runs interrupted by SIGINT or SIGKILL.
+# Each check asserts the verdict, the message and the exit code, and that
+# no QEMU is left behind.
+#
+# usage: tests/test-faults.sh   (after make gate ARCHES=x86_64 or more)
+set -eu
+cd "$(dirname "$0")/.."
+. tests/lib.sh
+[ $# -eq 0 ] || { echo "usage: tests/test-faults.sh" >&2; exit 2; }
+WORK=${WORK:-build}
+case $WORK in /*) ;; *) WORK=$PWD/$WORK ;; esac
+export WORK
+D=$WORK/test-faults
+A=x86_64
+. qemu-images/$A/qemu.conf
+IMG=$WORK/kbuild/$A/patched/$IMAGE
+INITRD=$WORK/initramfs/$A.cpio
+[ -f "$IMG" ] && [ -f "$INITRD" ] ||
+	{ echo "usage: run make gate (x86_64) first: no $IMG or $INITRD" >&2; exit 2; }
+rm -rf "$D"
+mkdir -p "$D"
+
+no_qemu_for() {
+	local i
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		pgrep -f "qemu-system.*$1" >/dev/null || return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+# json_field FILE KEY: one top-level string field of a result.
+json_field() {
+	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
+}
+
+# fault NAME KNOB BOOT_STATUS REASON_PATTERN [TIMED_OUT]
+fault() {
+	local name=$1 knob=$2 want=$3 pattern=$4 t0 t1 rc=0 opt=()
+	t0=$(date +%s)
+	BOOT_TIMEOUT=10 scripts/boot.sh $A "$IMG" "$INITRD" "$D/$name.log" \
+		CLONE3_REQUIRE_CLEAR_SIGHAND=1 "CLONE3_GATE_FAULT=$knob" 2>"$D/$name.err" || rc=$?
+	t1=$(date +%s)
+	[ "$rc" = "$want" ] && pass "$name: boot.sh exits $want" ||
+		fail "$name: boot.sh exits $want" "exit $rc: $(tail -1 "$D/$name.err")"
+	[ $((t1 - t0)) -le 18 ] && pass "$name: over within the timeout plus a few seconds" ||
+		fail "$name: over within the timeout plus a few seconds" "$((t1 - t0)) s"
+	no_qemu_for "$D/$name" && pass "$name: no QEMU left" ||
+		fail "$name: no QEMU left" "$(pgrep -af "qemu-system.*$D/$name")"
+	[ "$rc" != 3 ] || opt=(--timed-out)
+	python3 scripts/ktap-report.py --log "$D/$name.log" --variant fault-$name \
+		--arch $A --out-dir "$D/results" "${opt[@]}" >/dev/null
+	local j=$D/results/$A.json status reason
+	status=$(json_field "$j" status)
+	reason=$(json_field "$j" reason)
+	[ "$status" = error ] && pass "$name: verdict is error" ||
+		fail "$name: verdict is error" "status $status"
+	echo "$reason" | grep -qE -- "$pattern" && pass "$name: reason says so" ||
+		fail "$name: reason says so" "reason: $reason"
+	[ -s "$D/results/$A.log" ] && pass "$name: console log kept" ||
+		fail "$name: console log kept" "no log"
+	mv "$D/results" "$D/results-$name"
+}
+
+fault hang hang 3 'host timeout fired: document cut off'
+fault panic exit 0 'kernel panic .*Attempted to kill init'
+fault cut cut 0 'no CLONE3-GATE-END marker: document cut off'
+
+# A plan that does not match: a real log with one result line dropped.
+good=$WORK/results/patched/$A.log
+if [ -f "$good" ]; then
+	awk '/^ok 2 / && !done { done = 1; next } { print }' "$good" >"$D/mismatch.log"
+	python3 scripts/ktap-report.py --log "$D/mismatch.log" --variant fault-mismatch \
+		--arch $A --out-dir "$D/results-mismatch" >/dev/null
+	st=$(json_field "$D/results-mismatch/$A.json" status)
+	[ "$st" = error ] && pass "plan mismatch: verdict is error" ||
+		fail "plan mismatch: verdict is error" "status $st: $(json_field "$D/results-mismatch/$A.json" reason)"
+fi
+
+# Bad settings: exit 2 and a single line that names the value.
+bad() {
+	local name=$1 pattern=$2
+	shift 2
+	expect "$name: exit 2" 2 env "$@"
+	[ "$(echo "$OUT" | grep -c .)" = 1 ] && pass "$name: one line" ||
+		fail "$name: one line" "$(echo "$OUT" | grep -c .) lines: $OUT"
+	expect_output "$name: names the problem" "$pattern"
+}
+bad "ARCHES=sparc" "unknown arch 'sparc'" ARCHES=sparc scripts/gate.sh
+bad "ARCHES empty" "ARCHES is empty" ARCHES=" " scripts/gate.sh
+bad "ARCHES twice" "given twice" ARCHES="x86_64 x86_64" scripts/gate.sh
+bad "KSRC missing" "KSRC=/nonexistent" KSRC=/nonexistent scripts/gate.sh
+bad "ACCEL=xen" "ACCEL=xen" ACCEL=xen scripts/gate.sh
+bad "JOBS=0" "JOBS=0" JOBS=0 scripts/gate.sh
+bad "JOBS=two" "JOBS=two" JOBS=two scripts/gate.sh
+bad "MUTANTS_DIR missing" "MUTANTS_DIR=/nonexistent" MUTANTS_DIR=/nonexistent scripts/mutants.sh
+mkdir -p "$D/empty"
+bad "MUTANTS_DIR empty" "holds no \*.patch" MUTANTS_DIR="$D/empty" scripts/mutants.sh
+bad "mutants ARCHES=mips" "unknown arch 'mips'" ARCHES=mips MUTANTS_DIR=patches/mutants scripts/mutants.sh
+
+# Missing tools: a PATH without the arm64 compiler, then without QEMU.
+shim() {
+	local dir=$D/path-$1 f
+	mkdir -p "$dir"
+	for f in /usr/local/bin/* /usr/bin/* /usr/sbin/*; do
+		[ "$(basename "$f")" = "$1" ] || ln -sf "$f" "$dir/" 2>/dev/null || true
+	done
+	rm -f "$dir/$1"
+	echo "$dir"
+}
+p=$(shim aarch64-linux-gnu-gcc)
+bad "no arm64 compiler" "apt-get install gcc-aarch64-linux-gnu" \
+	PATH="$p" CLONE3_NO_INSTALL=1 ARCHES=arm64 scripts/gate.sh
+p=$(shim qemu-system-aarch64)
+bad "no arm64 QEMU" "apt-get install qemu-system-arm" \
+	PATH="$p" CLONE3_NO_INSTALL=1 ARCHES=arm64 scripts/gate.sh
+
+# Interrupted runs.  result_ok: every result there is whole JSON.
+results_whole() {
+	python3 - "$WORK/results" <<'PY'
+import glob, json, sys
+for p in glob.glob(sys.argv[1] + '/*/*.json'):
+    json.load(open(p))
+PY
+}
+# interrupt NAME SIGNAL WHAT: start a one-arch gate, wait for WHAT
+# (a process pattern), send SIGNAL to the gate's whole process group.
+interrupt() {
+	local name=$1 sig=$2 what=$3 pid i rc=0
+	setsid env ARCHES=$A scripts/gate.sh >"$D/$name.out" 2>&1 &
+	pid=$!
+	for i in $(seq 600); do
+		pgrep -f "$what" >/dev/null && break
+		sleep 0.2
+	done
+	if ! pgrep -f "$what" >/dev/null; then
+		fail "$name: reached '$what'" "never seen"
+		wait "$pid" || true
+		return
+	fi
+	kill "-$sig" -- "-$pid" 2>/dev/null || true
+	wait "$pid" || rc=$?
+	[ "$rc" != 0 ] && pass "$name: the run stops (exit $rc)" ||
+		fail "$name: the run stops" "exit 0"
+	if [ "$sig" = INT ]; then
+		no_qemu_for "$WORK/boot" && pass "$name: no QEMU left" ||
+			fail "$name: no QEMU left" "$(pgrep -af qemu-system)"
+		sleep 1
+		pgrep -f "make.*$WORK/kbuild/$A" >/dev/null &&
+			fail "$name: no make left" "$(pgrep -af "make.*$WORK/kbuild")" ||
+			pass "$name: no make left"
+	fi
+	results_whole && pass "$name: every result is whole" ||
+		fail "$name: every result is whole" "a result does not parse"
+	[ -z "$(git -C "$WORK/linux" status --porcelain --untracked-files=no)" ] &&
+		pass "$name: tree intact" || fail "$name: tree intact" "modified files"
+	expect "$name: the next run recovers" 0 env ARCHES=$A scripts/gate.sh
+	no_qemu_for "$WORK/boot" && pass "$name: no QEMU left after the next run" ||
+		fail "$name: no QEMU left after the next run" "$(pgrep -af qemu-system)"
+}
+touch "$WORK/linux/kernel/fork.c"
+interrupt "SIGINT in a build" INT "make.*kbuild/$A/patched"
+interrupt "SIGKILL in a boot" KILL "qemu-system-x86_64"
+touch "$WORK/linux/kernel/fork.c"
+interrupt "SIGKILL in a build" KILL "make.*kbuild/$A/patched"
+
+rm -rf "$D"
+exit $T_FAILED

@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The gate needs no root once the packages are installed: run the x86_64
+# gate as an ordinary user on the same tree and build directories (handed
+# to that user for the run and given back afterwards), and the suite on
+# the host as that user.
+#
+# usage: tests/test-unprivileged.sh   (as root, after make gate)
+set -eu
+cd "$(dirname "$0")/.."
+. tests/lib.sh
+[ $# -eq 0 ] || { echo "usage: tests/test-unprivileged.sh" >&2; exit 2; }
+ROOT=$PWD
+WORK=${WORK:-build}
+case $WORK in /*) ;; *) WORK=$ROOT/$WORK ;; esac
+U=clone3ci
+if [ "$(id -u)" != 0 ]; then
+	echo "ok - already unprivileged: the whole check ran as $(id -un)"
+	exit 0
+fi
+id "$U" >/dev/null 2>&1 || useradd -m "$U"
+
+# The user must reach the repository: open the way (execute bit only).
+d=$ROOT
+while [ "$d" != / ]; do
+	if ! su "$U" -s /bin/sh -c "test -x '$d'"; then
+		echo "  test-unprivileged: chmod o+x $d so that $U can reach $ROOT"
+		chmod o+x "$d"
+	fi
+	d=$(dirname "$d")
+done
+
+owner=$(stat -c %u:%g "$WORK")
+give_back() {
+	chown -R "$owner" "$WORK" "$ROOT/tools-testing-selftests-clone3" 2>/dev/null || true
+}
+trap give_back EXIT
+chown -R "$U:$U" "$WORK"
+
+expect "gate as $U (x86_64)" 0 su "$U" -s /bin/bash -c \
+	"cd '$ROOT' && ARCHES=x86_64 WORK='$WORK' CLONE3_NO_INSTALL=1 scripts/gate.sh"
+expect_output "gate as $U: expectations met" "^2 passed, 0 failed"
+expect "selftest-host as $U" 0 su "$U" -s /bin/bash -c \
+	"cd '$ROOT' && WORK='$WORK' scripts/selftest-host.sh"
+exit $T_FAILED

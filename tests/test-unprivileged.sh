@@ -33,7 +33,7 @@ done
 
 owner=$(stat -c %u:%g "$WORK")
 give_back() {
-	chown -R "$owner" "$WORK" "$ROOT/tools-testing-selftests-clone3" 2>/dev/null || true
+	chown -R "$owner" "$WORK"
 }
 trap give_back EXIT
 chown -R "$U:$U" "$WORK"

@@ -55,6 +55,9 @@ lap() {
 	t0=$now
 }
 
+# Interrupted: leave at once, before anything is written to the results.
+trap 'exit 130' INT TERM HUP
+
 # One run per arch at a time: the build dir, suite and initramfs are shared.
 mkdir -p "$WORK/kbuild" "$WORK/boot/$VARIANT"
 exec 8>"$WORK/kbuild/$ARCH.lock"
@@ -107,6 +110,7 @@ rc=0
 "$S/boot.sh" "$ARCH" "$image" "$initrd" "$scratch" \
 	CLONE3_REQUIRE_CLEAR_SIGHAND=1 $BOOT_ARGS 2>"$scratch.err" || rc=$?
 msg=$(tail -n 1 "$scratch.err")
+head -n -1 "$scratch.err" >&2
 rm -f "$scratch.err"
 case $rc in
 0) say "booted (${msg#*: *: })" ;;

@@ -135,18 +135,21 @@ check_gate_env() {
 	done
 }
 
-# Run COMMAND once per arch, at most JOBS at a time; @ARCH@ in the
-# arguments stands for the arch.  Returns the last non-zero status.  On
-# SIGINT/SIGTERM the running jobs are stopped and 130 is returned.
-#   run_arches JOBS "ARCHES" COMMAND ARG...
+# Run COMMAND once per arch, at most MAX at a time; @ARCH@ in the
+# arguments stands for the arch.  Every job leads its own process group,
+# so that an interrupt of the caller (SIGINT/SIGTERM/SIGHUP) can stop a
+# job's make and boot.sh (which kills QEMU and keeps the console log):
+# then the caller leaves with 130.  Returns the last non-zero status.
+#   run_arches MAX "ARCHES" COMMAND ARG...
 run_arches() {
-	local jobs=$1 arches=$2 a p rc=0 st
+	local max=$1 arches=$2 a p rc=0 st
 	local -a pids=() args=()
 	shift 2
-	trap 'kill -TERM "${pids[@]}" 2>/dev/null; wait; trap - INT TERM; return 130' INT TERM
+	trap '_run_arches_stop "${pids[@]}"' INT TERM HUP
+	set -m
 	for a in $arches; do
-		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
-			wait -n || rc=$?
+		while [ "$(jobs -rp | wc -l)" -ge "$max" ]; do
+			wait -n || true
 		done
 		args=("${@//@ARCH@/$a}")
 		"${args[@]}" &
@@ -155,8 +158,57 @@ run_arches() {
 	for p in "${pids[@]}"; do
 		st=0
 		wait "$p" || st=$?
-		[ $st = 0 ] || [ $st = 127 ] || rc=$st
+		[ $st = 0 ] || rc=$st
 	done
-	trap - INT TERM
+	set +m
+	trap - INT TERM HUP
 	return $rc
+}
+
+_run_arches_stop() {
+	local p
+	trap - INT TERM HUP
+	for p in "$@"; do
+		kill -TERM -- "-$p" 2>/dev/null || true
+	done
+	wait
+	echo "interrupted; earlier results are kept, the next run picks up from here" >&2
+	exit 130
+}
+
+# The commit the gate builds for the base kernel.  base and patched
+# differ in include/uapi/linux/sched.h, which nearly every object
+# includes; when the values the series adds there are used nowhere but
+# kernel/fork.c, the patched tree with base's kernel/fork.c builds the
+# base kernel object for object (the other objects only lose an unused
+# #define), incrementally in the patched build directory.  Prints that
+# commit, or nothing when the series touches more than that.
+#   base_build_commit TREE
+base_build_commit() {
+	local tree files names n users idx blob t msg
+	tree=$(cd "$1" && pwd)
+	files=$(git -C "$tree" diff --name-only base patched -- . ':!tools/testing/selftests' | sort | tr '\n' ' ')
+	[ "$files" = "include/uapi/linux/sched.h kernel/fork.c " ] || return 0
+	git -C "$tree" diff base patched -- include/uapi/linux/sched.h |
+		grep '^[-+][^-+]' | grep -vq '^[-+]#define ' && return 0
+	names=$(git -C "$tree" diff base patched -- include/uapi/linux/sched.h |
+		sed -n 's/^[-+]#define \([A-Za-z0-9_]*\).*/\1/p' | sort -u)
+	for n in $names; do
+		users=$(git -C "$tree" grep -l -w "$n" patched -- . ':!tools' ':!Documentation' |
+			sed 's/^patched://' | grep -v -x -e kernel/fork.c -e include/uapi/linux/sched.h || true)
+		[ -z "$users" ] || return 0
+	done
+	idx=$tree/.git/clone3-base-build-index
+	rm -f "$idx"
+	GIT_INDEX_FILE=$idx git -C "$tree" read-tree patched
+	blob=$(git -C "$tree" rev-parse base:kernel/fork.c)
+	GIT_INDEX_FILE=$idx git -C "$tree" update-index --cacheinfo "100644,$blob,kernel/fork.c"
+	t=$(GIT_INDEX_FILE=$idx git -C "$tree" write-tree)
+	rm -f "$idx"
+	msg="gate: base kernel = patched with base's kernel/fork.c"
+	echo "$msg" | GIT_AUTHOR_NAME="clone3 gate" GIT_AUTHOR_EMAIL="gate@localhost" \
+		GIT_AUTHOR_DATE="2019-11-14 00:00:00 +0000" \
+		GIT_COMMITTER_NAME="clone3 gate" GIT_COMMITTER_EMAIL="gate@localhost" \
+		GIT_COMMITTER_DATE="2019-11-14 00:00:00 +0000" \
+		git -C "$tree" commit-tree "$t" -p patched -F -
 }

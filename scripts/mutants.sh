@@ -62,7 +62,7 @@ for patch in "${MUTANTS[@]}"; do
 		continue
 	fi
 	"$S/checkout-variant.sh" "$commit" >/dev/null
-	run_arches "$JOBS" "$ARCHES" "$S/run-variant.sh" "$variant" @ARCH@ "$commit"
+	run_arches $((JOBS + 1)) "$ARCHES" "$S/run-variant.sh" "$variant" @ARCH@ "$commit" || true
 	echo "$variant: $(($(date +%s) - start)) s for $(echo $ARCHES | wc -w) arch(es)"
 done
 rm -f "$WORK/results/.apply-err"

@@ -12,7 +12,8 @@
 # A kernel that does not build gives an "error" result whose log says why,
 # so an old result is never left standing for a run that failed.
 #
-# Environment: WORK (default build), JOBS, V, ACCEL, BOOT_TIMEOUT, and
+# Environment: WORK (default build), JOBS, V, ACCEL, BOOT_TIMEOUT,
+# CLONE3_FUZZ_SECONDS (the fuzzer's budget in the guest, default 1), and
 # BOOT_ARGS: more KEY=VALUE words for init (e.g. CLONE3_GATE_FAULT=hang).
 # Exit: 0 results written (whatever they say), 2 usage or environment,
 # 130 interrupted.
@@ -63,7 +64,13 @@ mkdir -p "$WORK/kbuild" "$WORK/boot/$VARIANT"
 exec 8>"$WORK/kbuild/$ARCH.lock"
 flock 8
 
-if [ "$VARIANT" = base ] || [ "$VARIANT" = patched ]; then
+if [ "$VARIANT" = base ] && [ "${GATE_SEPARATE_BASE:-0}" != 1 ] &&
+	hybrid=$(base_build_commit "$WORK/linux") && [ -n "$hybrid" ]; then
+	# See base_build_commit in lib.sh: same kernel, no full rebuild.
+	build=patched
+	src=$("$S/checkout-variant.sh" "$hybrid")
+	say "base kernel: patched tree with base's kernel/fork.c, in the patched build dir"
+elif [ "$VARIANT" = base ] || [ "$VARIANT" = patched ]; then
 	src=$("$S/checkout-variant.sh" "$VARIANT")
 elif [ -n "$COMMIT" ]; then
 	src=$("$S/checkout-variant.sh" "$COMMIT")
@@ -108,7 +115,7 @@ say "suite and initramfs ready ($(grep -c . "$suite/clone3/run-list") programs, 
 # shellcheck disable=SC2086 # BOOT_ARGS are words by design
 rc=0
 "$S/boot.sh" "$ARCH" "$image" "$initrd" "$scratch" \
-	CLONE3_REQUIRE_CLEAR_SIGHAND=1 $BOOT_ARGS 2>"$scratch.err" || rc=$?
+	CLONE3_REQUIRE_CLEAR_SIGHAND=1 CLONE3_FUZZ_SECONDS=${CLONE3_FUZZ_SECONDS:-1} $BOOT_ARGS 2>"$scratch.err" || rc=$?
 msg=$(tail -n 1 "$scratch.err")
 head -n -1 "$scratch.err" >&2
 rm -f "$scratch.err"

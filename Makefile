@@ -10,6 +10,7 @@
 #   make selftest-host   the suite on the running kernel, no QEMU
 #   make tree            prepare build/linux (upstream, base, patched)
 #   make series          regenerate patches/ from the tree and the suite
+#                        (KERNEL_REF=branch: take 0001 from base..branch)
 #   make checkpatch      scripts/checkpatch.pl --strict over the series
 #   make apply KSRC=dir  apply the series to a kernel tree, all or nothing
 #   make bench           the figures, beside the tree's kunit.py
@@ -47,7 +48,7 @@ selftest-host:
 	@scripts/selftest-host.sh
 
 series:
-	@scripts/make-series.sh
+	@scripts/make-series.sh $(KERNEL_REF)
 
 checkpatch:
 	@scripts/checkpatch-series.sh
@@ -58,5 +59,6 @@ apply:
 bench:
 	@scripts/bench.sh
 
+# Keeps build/linux (the prepared tree); rm -rf build/ starts over.
 clean:
-	rm -rf build/results build/kbuild build/suite build/initramfs
+	rm -rf build/results build/kbuild build/suite build/initramfs build/boot

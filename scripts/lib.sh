@@ -37,13 +37,32 @@ series_patches() {
 	grep -v '^[[:space:]]*\(#\|$\)' "$dir/series" | sed "s|^|$dir/|"
 }
 
+# Commit TREE_ID on top of PARENT in git tree TREE with the message and
+# author of the mail PATCH; committer and date are fixed so that the same
+# input always gives the same commit id.  Prints the commit id.
+#   commit_as_patch TREE TREE_ID PARENT PATCH
+commit_as_patch() {
+	local msg info
+	msg=$(mktemp)
+	info=$(git mailinfo "$msg" /dev/null <"$4")
+	{ echo "$info" | sed -n 's/^Subject: //p'; echo; cat "$msg"; } |
+		GIT_AUTHOR_NAME=$(echo "$info" | sed -n 's/^Author: //p') \
+		GIT_AUTHOR_EMAIL=$(echo "$info" | sed -n 's/^Email: //p') \
+		GIT_AUTHOR_DATE=$(echo "$info" | sed -n 's/^Date: //p') \
+		GIT_COMMITTER_NAME="clone3 gate" \
+		GIT_COMMITTER_EMAIL="gate@localhost" \
+		GIT_COMMITTER_DATE="2019-11-14 00:00:00 +0000" \
+		git -C "$1" commit-tree "$2" -p "$3" -F -
+	rm -f "$msg"
+}
+
 # Apply PATCH... on top of COMMIT in git tree TREE without touching its
 # work tree or index (a scratch index is used); print the new commit id.
 # Each commit keeps its patch's author; committer and date are fixed so
 # that the same patches always give the same commit ids.
 #   commit_patches TREE COMMIT PATCH...
 commit_patches() {
-	local tree_dir commit=$2 p info msg tree err
+	local tree_dir commit=$2 p tree err
 	tree_dir=$(cd "$1" && pwd)
 	local idx=$tree_dir/.git/clone3-scratch-index
 	shift 2
@@ -56,17 +75,7 @@ commit_patches() {
 		fi
 		tree=$(GIT_INDEX_FILE=$idx git -C "$tree_dir" write-tree)
 		rm -f "$idx"
-		msg=$(mktemp)
-		info=$(git mailinfo "$msg" /dev/null <"$p")
-		commit=$( { echo "$info" | sed -n 's/^Subject: //p'; echo; cat "$msg"; } |
-			GIT_AUTHOR_NAME=$(echo "$info" | sed -n 's/^Author: //p') \
-			GIT_AUTHOR_EMAIL=$(echo "$info" | sed -n 's/^Email: //p') \
-			GIT_AUTHOR_DATE=$(echo "$info" | sed -n 's/^Date: //p') \
-			GIT_COMMITTER_NAME="clone3 gate" \
-			GIT_COMMITTER_EMAIL="gate@localhost" \
-			GIT_COMMITTER_DATE="2019-11-14 00:00:00 +0000" \
-			git -C "$tree_dir" commit-tree "$tree" -p "$commit" -F -)
-		rm -f "$msg"
+		commit=$(commit_as_patch "$tree_dir" "$tree" "$commit" "$p")
 	done
 	echo "$commit"
 }

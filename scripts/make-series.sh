@@ -66,14 +66,7 @@ for f in "$SUITE"/*; do
 done
 tree=$(GIT_INDEX_FILE=$idx git -C "$TREE" write-tree)
 rm -f "$idx"
-msg=$(mktemp)
-info=$(git mailinfo "$msg" /dev/null <"$old_suite")
-suite=$( { echo "$info" | sed -n 's/^Subject: //p'; echo; cat "$msg"; } |
-	GIT_AUTHOR_NAME=$(echo "$info" | sed -n 's/^Author: //p') \
-	GIT_AUTHOR_EMAIL=$(echo "$info" | sed -n 's/^Email: //p') \
-	GIT_AUTHOR_DATE=$(echo "$info" | sed -n 's/^Date: //p') \
-	git -C "$TREE" commit-tree "$tree" -p "$kernel" -F -)
-rm -f "$msg"
+suite=$(commit_as_patch "$TREE" "$tree" "$kernel" "$old_suite")
 
 # format-patch into a fresh directory, then swap it in.
 new=$WORK/patches.new
@@ -93,6 +86,10 @@ awk -v subj="$subject" -v blurbfile="$new/blurb" '
 	}
 	{ print }' "$cover" >"$new/cover.tmp"
 rm -f "$cover" "$new/blurb"
+# The cover letter takes the date of the last patch, not the time of
+# this run, so that regenerating an unchanged series changes nothing.
+last_date=$(grep -m1 '^Date: ' "$(ls "$new"/0*.patch | grep -v '/0000-' | tail -1)")
+sed -i "0,/^Date: .*/s//$last_date/" "$new/cover.tmp"
 mv "$new/cover.tmp" "$new/0000-cover-letter.patch"
 (cd "$new" && ls 0*.patch | grep -v '^0000-' >series)
 

@@ -64,7 +64,7 @@ commit_as_patch() {
 commit_patches() {
 	local tree_dir commit=$2 p tree err
 	tree_dir=$(cd "$1" && pwd)
-	local idx=$tree_dir/.git/clone3-scratch-index
+	local idx=$tree_dir/.git/clone3-scratch-index.$$
 	shift 2
 	for p in "$@"; do
 		rm -f "$idx"
@@ -191,7 +191,8 @@ _run_arches_stop() {
 # kernel/fork.c, the patched tree with base's kernel/fork.c builds the
 # base kernel object for object (the other objects only lose an unused
 # #define), incrementally in the patched build directory.  Prints that
-# commit, or nothing when the series touches more than that.
+# commit, or nothing when the series touches more than that; fails only
+# on a git error.
 #   base_build_commit TREE
 base_build_commit() {
 	local tree files names n users idx blob t msg
@@ -207,7 +208,9 @@ base_build_commit() {
 			sed 's/^patched://' | grep -v -x -e kernel/fork.c -e include/uapi/linux/sched.h || true)
 		[ -z "$users" ] || return 0
 	done
-	idx=$tree/.git/clone3-base-build-index
+	# A scratch index of this process's own: arch jobs ask at the same
+	# time, and all get the same commit id.
+	idx=$tree/.git/clone3-base-build-index.$$
 	rm -f "$idx"
 	GIT_INDEX_FILE=$idx git -C "$tree" read-tree patched
 	blob=$(git -C "$tree" rev-parse base:kernel/fork.c)

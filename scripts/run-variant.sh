@@ -64,8 +64,14 @@ mkdir -p "$WORK/kbuild" "$WORK/boot/$VARIANT"
 exec 8>"$WORK/kbuild/$ARCH.lock"
 flock 8
 
-if [ "$VARIANT" = base ] && [ "${GATE_SEPARATE_BASE:-0}" != 1 ] &&
-	hybrid=$(base_build_commit "$WORK/linux") && [ -n "$hybrid" ]; then
+hybrid=
+if [ "$VARIANT" = base ] && [ "${GATE_SEPARATE_BASE:-0}" != 1 ]; then
+	hybrid=$(base_build_commit "$WORK/linux") ||
+		die "could not make the base build commit in $WORK/linux"
+	[ -n "$hybrid" ] ||
+		say "base kernel: the series changes more than kernel/fork.c uses; separate base tree and build dir"
+fi
+if [ -n "$hybrid" ]; then
 	# See base_build_commit in lib.sh: same kernel, no full rebuild.
 	build=patched
 	src=$("$S/checkout-variant.sh" "$hybrid")

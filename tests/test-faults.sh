@@ -164,10 +164,10 @@ interrupt() {
 		fail "$name: no QEMU left after the next run" "$(pgrep -af qemu-system)"
 }
 touch "$WORK/linux/kernel/fork.c"
-interrupt "SIGINT in a build" INT "make.*kbuild/$A/patched"
-interrupt "SIGKILL in a boot" KILL "qemu-system-x86_64"
+interrupt "SIGINT in a build" INT "make.*$WORK/kbuild/$A/patched"
+interrupt "SIGKILL in a boot" KILL "qemu-system-x86_64.*$WORK/boot"
 touch "$WORK/linux/kernel/fork.c"
-interrupt "SIGKILL in a build" KILL "make.*kbuild/$A/patched"
+interrupt "SIGKILL in a build" KILL "make.*$WORK/kbuild/$A/patched"
 
 rm -rf "$D"
 exit $T_FAILED

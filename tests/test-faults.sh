@@ -132,8 +132,12 @@ PY
 # (a process pattern), send SIGNAL to the gate's whole process group.
 interrupt() {
 	local name=$1 sig=$2 what=$3 pid i rc=0
-	setsid env ARCHES=$A scripts/gate.sh >"$D/$name.out" 2>&1 &
+	# Job control: the gate leads its own process group, and SIGINT is
+	# not ignored in it as it would be in a plain background job.
+	set -m
+	env ARCHES=$A scripts/gate.sh >"$D/$name.out" 2>&1 &
 	pid=$!
+	set +m
 	for i in $(seq 600); do
 		pgrep -f "$what" >/dev/null && break
 		sleep 0.2
@@ -144,7 +148,7 @@ interrupt() {
 		return
 	fi
 	kill "-$sig" -- "-$pid" 2>/dev/null || true
-	wait "$pid" || rc=$?
+	wait "$pid" 2>/dev/null || rc=$?
 	[ "$rc" != 0 ] && pass "$name: the run stops (exit $rc)" ||
 		fail "$name: the run stops" "exit 0"
 	if [ "$sig" = INT ]; then

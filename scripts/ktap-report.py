@@ -13,7 +13,8 @@ import json
 import os
 import re
 import sys
-import tempfile
+
+from atomic_write import write_atomic
 import xml.etree.ElementTree as ET
 
 USAGE = ("ktap-report.py --log LOG --variant V --arch A --out-dir DIR "
@@ -427,24 +428,6 @@ def junit(variant, arch, status, reason, programs):
     ET.indent(root)
     return b'<?xml version="1.0" encoding="UTF-8"?>\n' + \
         ET.tostring(root, encoding='utf-8') + b'\n'
-
-
-def write_atomic(path, data):
-    if isinstance(data, str):
-        data = data.encode('utf-8')
-    directory = os.path.dirname(path) or '.'
-    fd, tmp = tempfile.mkstemp(dir=directory,
-                               prefix='.%s.' % os.path.basename(path))
-    mask = os.umask(0)
-    os.umask(mask)
-    try:
-        os.fchmod(fd, 0o666 & ~mask)
-        with os.fdopen(fd, 'wb') as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 def report(args):

@@ -21,7 +21,8 @@ import json
 import os
 import re
 import sys
-import tempfile
+
+from atomic_write import write_atomic
 
 USAGE = ('summarize.py --results build/results --mode gate|mutants '
          '[--arches "x86_64 arm64 riscv64"] [--variants "..."] '
@@ -150,23 +151,6 @@ def md_table(header, rows):
            '|' + '---|' * len(header)]
     out += ['| ' + ' | '.join(cell(c) for c in row) + ' |' for row in rows]
     return out
-
-
-def write_atomic(path, text):
-    directory = os.path.dirname(path) or '.'
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory,
-                               prefix='.%s.' % os.path.basename(path))
-    mask = os.umask(0)
-    os.umask(mask)
-    try:
-        os.fchmod(fd, 0o666 & ~mask)
-        with os.fdopen(fd, 'w', encoding='utf-8') as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 def gate(args):

@@ -8,6 +8,8 @@
 #   make mutants         every patch in $(MUTANTS_DIR) must be killed
 #   make check           the project's own tests (CI runs this)
 #   make selftest-host   the suite on the running kernel, no QEMU
+#   make kselftest       `make kselftest TARGETS=clone3` in the patched
+#                        tree, on the running kernel
 #   make tree            prepare build/linux (upstream, base, patched)
 #   make series          regenerate patches/ from the tree and the suite
 #                        (KERNEL_REF=branch: take 0001 from base..branch)
@@ -28,7 +30,7 @@ export ARCHES KSRC ACCEL JOBS V MUTANTS_DIR
 WORK := $(if $(KSRC),build/ksrc-$(shell printf '%s' '$(abspath $(KSRC))' | cksum | cut -d' ' -f1),build)
 export WORK
 
-.PHONY: all gate mutants check selftest-host tree series checkpatch apply bench clean
+.PHONY: all gate mutants check selftest-host kselftest tree series checkpatch apply bench clean
 
 all: gate
 
@@ -46,6 +48,9 @@ check:
 
 selftest-host:
 	@scripts/selftest-host.sh
+
+kselftest:
+	@scripts/kselftest-tree.sh
 
 series:
 	@scripts/make-series.sh $(KERNEL_REF)

@@ -43,14 +43,14 @@ STAMP=$OUT/.clone3-suite-stamp
 SRCARCH=$KARCH
 [ "$KARCH" = x86_64 ] && SRCARCH=x86
 
-# What the output depends on: our sources, the tree's selftests framework
-# (upstream tag) and uapi headers (checked-out commit), the compiler.
+# What the output depends on: our sources, the tree's selftests (patched
+# branch) and uapi headers (checked-out commit), the compiler.
 want=$( {
 	echo "$ARCH $CROSS_COMPILE"
 	"${CROSS_COMPILE}gcc" --version | head -1
 	# Static libraries a program may need: installing one changes the build.
 	"${CROSS_COMPILE}gcc" -print-file-name=libcap.a
-	git -C "$TREE" rev-parse upstream "HEAD:include/uapi" \
+	git -C "$TREE" rev-parse patched:tools/testing/selftests "HEAD:include/uapi" \
 		"HEAD:arch/$SRCARCH/include/uapi"
 	cat "$SUITE"/* "$INIT"/*
 } | cksum)

@@ -65,6 +65,7 @@ for t in tests/test-*.sh tests/test_*.py; do
 	esac
 done
 step selftest-host scripts/selftest-host.sh
+step kselftest-tree scripts/kselftest-tree.sh
 step gate scripts/gate.sh
 step mutants env ARCHES="$CHECK_MUTANT_ARCHES" scripts/mutants.sh
 [ ! -x tests/test-faults.sh ] || step faults tests/test-faults.sh

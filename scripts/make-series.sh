@@ -8,7 +8,9 @@
 #         kernel patches already in patches/series
 #   0002  the selftests: tools-testing-selftests-clone3/ laid over the
 #         tree's tools/testing/selftests/clone3/, message kept from the
-#         previous 0002
+#         previous suite patch (the first one touching that directory)
+#   0003+ the patches that follow the suite patch in patches/series
+#         (fixes to the tree's own tests), re-applied as they are
 # patches/ is replaced only once the whole new series has been written.
 #
 # usage: make-series.sh [KERNEL_REF]
@@ -35,6 +37,21 @@ is_suite_patch() {
 	grep -q -e "^+++ b/$SUITE_PATH/" -e '^Subject: .*selftests/clone3' "$1"
 }
 
+# The series splits at the suite patch: kernel patches before it, the
+# patches after it are re-applied on top of the regenerated suite.
+mapfile -t old_series < <(series_patches "$PATCHES" | grep -v "/0000-")
+at=-1
+for i in "${!old_series[@]}"; do
+	if is_suite_patch "${old_series[$i]}"; then
+		at=$i
+		break
+	fi
+done
+[ "$at" -ge 0 ] || die "no suite patch in patches/series to take the commit message from"
+old_suite=${old_series[$at]}
+kernel_patches=("${old_series[@]:0:$at}")
+follow_ups=("${old_series[@]:$((at + 1))}")
+
 # The kernel commits.
 if [ $# -eq 1 ]; then
 	git -C "$TREE" rev-parse -q --verify "$1^{commit}" >/dev/null ||
@@ -43,17 +60,10 @@ if [ $# -eq 1 ]; then
 		die "KERNEL_REF '$1' is not based on the tree's base branch"
 	kernel=$(git -C "$TREE" rev-parse "$1")
 else
-	kernel_patches=$(series_patches "$PATCHES" | grep -v "/0000-" |
-		while read -r p; do
-			is_suite_patch "$p" || echo "$p"
-		done)
-	kernel=$(commit_patches "$TREE" base $kernel_patches)
+	kernel=$(commit_patches "$TREE" base "${kernel_patches[@]}")
 fi
 
 # The suite commit: our files replace or join the tree's clone3 directory.
-old_suite=$(series_patches "$PATCHES" | while read -r p; do
-	! is_suite_patch "$p" || echo "$p"; done | tail -1)
-[ -n "$old_suite" ] || die "no suite patch in patches/series to take the commit message from"
 idx=$TREE/.git/clone3-series-index
 rm -f "$idx"
 GIT_INDEX_FILE=$idx git -C "$TREE" read-tree "$kernel"
@@ -67,13 +77,14 @@ done
 tree=$(GIT_INDEX_FILE=$idx git -C "$TREE" write-tree)
 rm -f "$idx"
 suite=$(commit_as_patch "$TREE" "$tree" "$kernel" "$old_suite")
+last=$(commit_patches "$TREE" "$suite" "${follow_ups[@]}")
 
 # format-patch into a fresh directory, then swap it in.
 new=$WORK/patches.new
 rm -rf "$new"
 mkdir -p "$new"
 git -C "$TREE" format-patch -q --zero-commit --cover-letter --base=base \
-	-o "$new" base.."$suite"
+	-o "$new" base.."$last"
 cover=$(ls "$new"/0000-*.patch)
 subject=$(head -1 "$PATCHES/cover-letter.txt")
 tail -n +3 "$PATCHES/cover-letter.txt" >"$new/blurb"

@@ -3,7 +3,8 @@
 #
 # The series is what a maintainer can take: format-patch output with a
 # cover letter, 0001 touching only the two kernel files, the suite patch
-# made of exactly tools-testing-selftests-clone3/, checkpatch clean.
+# 0002 made of exactly tools-testing-selftests-clone3/, later patches
+# only fixing the tree's own files, checkpatch clean.
 #
 # usage: tests/test-series.sh
 set -eu
@@ -51,12 +52,44 @@ for f in tools-testing-selftests-clone3/*; do
 	there=$(git -C "$TREE" rev-parse -q --verify "patched:$SUITE_PATH/$(basename "$f")" || echo none)
 	[ "$here" = "$there" ] || drift="$drift $(basename "$f")"
 done
-suite_patch=$(grep -l "^+++ b/$SUITE_PATH/" $(sed 's|^|patches/|' patches/series) | tail -1)
+suite_patch=$(grep -l "^+++ b/$SUITE_PATH/" $(sed 's|^|patches/|' patches/series) | head -1)
+[ "$suite_patch" = "patches/$(sed -n 2p patches/series)" ] &&
+	pass "0002 is the suite patch" ||
+	fail "0002 is the suite patch" "the first patch touching $SUITE_PATH is ${suite_patch:-none}"
 for f in $(sed -n "s|^+++ b/$SUITE_PATH/||p" "$suite_patch"); do
 	[ -e "tools-testing-selftests-clone3/$f" ] || drift="$drift $f(only-in-patch)"
 done
 [ -z "$drift" ] && pass "patches/ and tools-testing-selftests-clone3/ agree" ||
 	fail "patches/ and tools-testing-selftests-clone3/ agree" "differ:$drift (run: make series)"
+
+# Regenerating the series from the tree and the suite changes nothing:
+# patches/ is what make-series writes, follow-up patches included.
+snapshot() { (cd patches && find . -type f | sort | xargs cksum); }
+before=$(snapshot)
+rm -rf "$WORK/patches.test-copy"
+cp -a patches "$WORK/patches.test-copy"
+if ! out=$(scripts/make-series.sh 2>&1); then
+	fail "make series regenerates patches/ unchanged" "$(echo "$out" | tail -1)"
+elif [ "$(snapshot)" = "$before" ]; then
+	pass "make series regenerates patches/ unchanged"
+else
+	fail "make series regenerates patches/ unchanged" \
+		"changed: $(diff <(echo "$before") <(snapshot) | sed -n 's/^> [0-9]* [0-9]* //p' | tr '\n' ' ')"
+fi
+[ "$(snapshot)" = "$before" ] || { rm -rf patches && cp -a "$WORK/patches.test-copy" patches; }
+rm -rf "$WORK/patches.test-copy"
+
+# Patches after the suite fix the tree's own tests: they change files
+# the tree has, and add or remove none.
+bad=""
+for p in $(sed -n '3,$s|^|patches/|p' patches/series); do
+	grep -q -e '^new file mode' -e '^deleted file mode' "$p" && bad="$bad $(basename "$p")(adds or removes)"
+	for f in $(sed -n 's|^+++ b/||p' "$p"); do
+		git -C "$TREE" cat-file -e "upstream:$f" 2>/dev/null || bad="$bad $f"
+	done
+done
+[ -z "$bad" ] && pass "patches after 0002 only change the tree's own files" ||
+	fail "patches after 0002 only change the tree's own files" "not so:$bad"
 
 expect "checkpatch --strict: clean or justified" 0 scripts/checkpatch-series.sh
 

@@ -434,6 +434,26 @@ FIXTURE_TEARDOWN(flag_abi)
 }
 
 /* Start a child that exits at once and check how clone3() answered. */
+/*
+ * A refused call must not have made a child on the way: none may be left,
+ * running or exited.  Any that is found is waited for.
+ */
+static void expect_no_child(struct __test_metadata *_metadata,
+			    const struct abi_clone_args *args, size_t size)
+{
+	int status;
+	pid_t pid;
+
+	pid = waitpid(-1, &status, __WALL | WNOHANG);
+	EXPECT_EQ(-1, pid) {
+		TH_LOG("flags 0x%llx size %zu: refused, but a child exists (waitpid: %d, %s)",
+		       (unsigned long long)args->flags, size, (int)pid,
+		       pid ? "exited" : "running");
+	}
+	while (pid >= 0)
+		pid = waitpid(-1, &status, __WALL);
+}
+
 static void expect_clone3(struct __test_metadata *_metadata,
 			  struct abi_clone_args *args, size_t size,
 			  long expected)
@@ -448,6 +468,8 @@ static void expect_clone3(struct __test_metadata *_metadata,
 			       (unsigned long long)args->flags, size, ret,
 			       ret < 0 ? strerror((int)-ret) : "a child");
 		}
+		if (ret < 0)
+			expect_no_child(_metadata, args, size);
 		return;
 	}
 	EXPECT_LT(0, ret) {

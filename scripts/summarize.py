@@ -7,7 +7,9 @@ gate mode:    base must fail, only in our flag_* subtests; patched must
               pass.  Writes <results>/summary.md.
 mutants mode: every mutant must be killed by our suite (the run completes
               and one of our programs or subtests fails) on every arch.
-              The upstream suite's failures are shown beside ours.
+              The upstream suite's failures are shown beside ours, and
+              so are our tests that no mutant failed (a test that cannot
+              fail is a defect, unless it is a control).
               Writes <results>/mutants.md, and mutants.json with every
               killing test.
 
@@ -247,11 +249,20 @@ def result_name(results, stem):
     return 'mutant-' + stem
 
 
+def our_subtests(data):
+    """Every subtest of our suite that ran, as "program:subtest"."""
+    return {'%s:%s' % (name, sub)
+            for name, prog in data.get('programs', {}).items()
+            if prog.get('suite') == 'ours'
+            for sub in prog.get('subtests', {})}
+
+
 def mutants(args):
     passed = failed = 0
     ours_rows, up_rows, heads = [], [], []
     up_kills = 0
     record = {}
+    ran, failed_somewhere = set(), set()
     for variant, patch in mutant_list(args):
         subject, promise = patch_headers(patch) if patch else \
             (variant, '(patch not found)')
@@ -269,6 +280,8 @@ def mutants(args):
                         'upstream_text': 'missing'}
             else:
                 cell = mutant_cell(data)
+                ran |= our_subtests(data)
+                failed_somewhere |= set(cell['ours'])
             passed += cell['killed']
             failed += not cell['killed']
             up_kills += cell['upstream_killed']
@@ -291,6 +304,10 @@ def mutants(args):
     lines += ['## Upstream suite (failed programs/subtests)', '']
     lines += md_table(['mutant'] + args.arches, up_rows)
     lines += ['', 'Kill rate, upstream suite: ' + rate(up_kills), '']
+    unkilled = sorted(ran - failed_somewhere)
+    lines += ['## Our tests that no mutant failed', '']
+    lines += ['- ' + t for t in unkilled] or ['none']
+    lines += ['']
     lines += ['%d passed, %d failed' % (passed, failed)]
     text = '\n'.join(lines) + '\n'
     write_atomic(os.path.join(args.results, 'mutants.md'), text)

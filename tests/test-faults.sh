@@ -102,6 +102,8 @@ bad "MUTANTS_DIR missing" "MUTANTS_DIR=/nonexistent" MUTANTS_DIR=/nonexistent sc
 mkdir -p "$D/empty"
 bad "MUTANTS_DIR empty" "holds no \*.patch" MUTANTS_DIR="$D/empty" scripts/mutants.sh
 bad "mutants ARCHES=mips" "unknown arch 'mips'" ARCHES=mips MUTANTS_DIR=patches/mutants scripts/mutants.sh
+bad "kselftest without a tree" "is not a prepared tree \(run: make tree\)" \
+	WORK="$D/no-work" scripts/kselftest-tree.sh
 
 # Missing tools: a PATH without the arm64 compiler, then without QEMU.
 shim() {

@@ -216,6 +216,29 @@ class SummarizeTest(unittest.TestCase):
         self.assertIn('mutant: killed. Breaks: the flag works', proc.stdout)
         self.assertEqual(proc.stdout.splitlines()[-1], '2 passed, 0 failed')
 
+    def test_tests_no_mutant_fails_are_listed(self):
+        self.write_mutant('01-killed', 'mutant: killed', 'the flag works')
+        for arch in ('x86_64', 'arm64'):
+            self.put('01-killed', arch, BASE_OK)
+        proc = self.summarize('mutants')
+        out = proc.stdout
+        self.assertEqual(proc.returncode, 0, out)
+        listed = out.split('## Our tests that no mutant failed', 1)[1]
+        self.assertIn('- clone3_clear_sighand_abi:global.no_flag_keeps_handler',
+                      listed)
+        self.assertNotIn('global.flag_resets_handler', listed)
+        self.assertNotIn('clone3:', listed)     # upstream tests are not ours
+        self.assertEqual(out.splitlines()[-1], '2 passed, 0 failed')
+
+    def test_no_unkilled_test_says_none(self):
+        self.write_mutant('01-killed', 'mutant: killed', 'the flag works')
+        for arch in ('x86_64', 'arm64'):
+            self.put('01-killed', arch, result('fail', clone3_fuzz=prog(
+                'ours', 'fail', 'exit=1', only='fail')))
+        proc = self.summarize('mutants')
+        self.assertIn('## Our tests that no mutant failed\n\nnone\n',
+                      proc.stdout)
+
     def test_mutant_results_found_under_run_variant_names(self):
         self.write_mutant('01-killed', 'mutant: killed', 'the flag works')
         self.write_mutant('02-gone', 'mutant: gone', 'nothing')

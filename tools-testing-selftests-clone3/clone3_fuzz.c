@@ -1264,8 +1264,9 @@ static void results(const struct fuzz *fz)
 	 * as an error rather than as a test of the kernel.
 	 */
 	if (fz->guard_refusals)
-		ksft_exit_fail_msg("fuzzer error: the model accepted %llu inputs with side effects (not run)\n",
-				   (unsigned long long)fz->guard_refusals);
+		ksft_exit_fail_msg("fuzzer error: %llu inputs with side effects %s\n",
+				   (unsigned long long)fz->guard_refusals,
+				   "accepted by the model (not run)");
 	ksft_exit(all);
 }
 

@@ -33,7 +33,7 @@ step() {
 	p=$(grep -c '^ok - ' "$LOGS/$name.log" || true)
 	f=$(grep -c '^not ok - ' "$LOGS/$name.log" || true)
 	s=0
-	line=$(grep -E '^([A-Za-z]+: )?[0-9]+ passed, [0-9]+ failed' "$LOGS/$name.log" | tail -1 || true)
+	line=$(grep -E '^([A-Za-z][A-Za-z_-]*: )?[0-9]+ passed, [0-9]+ failed' "$LOGS/$name.log" | tail -1 || true)
 	if [ -n "$line" ]; then
 		line=${line#*: }
 		p=$((p + $(echo "$line" | sed -E 's/^([0-9]+) passed.*/\1/')))

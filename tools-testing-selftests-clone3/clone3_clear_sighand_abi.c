@@ -188,7 +188,7 @@ clone3_stack_child(void *args, size_t size, child_fn fn, void *arg)
 	register long rax asm("rax") = __NR_clone3;
 	register void *rdi asm("rdi") = args;
 	register size_t rsi asm("rsi") = size;
-	register child_fn r12 asm("r12") = fn;
+	register long r12 asm("r12") = (long)fn;
 	register void *r13 asm("r13") = arg;
 
 	asm volatile("syscall\n\t"
@@ -216,7 +216,7 @@ clone3_stack_child(void *args, size_t size, child_fn fn, void *arg)
 	register long x8 asm("x8") = __NR_clone3;
 	register void *x0 asm("x0") = args;
 	register size_t x1 asm("x1") = size;
-	register child_fn x19 asm("x19") = fn;
+	register long x19 asm("x19") = (long)fn;
 	register void *x20 asm("x20") = arg;
 
 	asm volatile("svc #0\n\t"
@@ -242,7 +242,7 @@ clone3_stack_child(void *args, size_t size, child_fn fn, void *arg)
 	register long a7 asm("a7") = __NR_clone3;
 	register void *a0 asm("a0") = args;
 	register size_t a1 asm("a1") = size;
-	register child_fn s1 asm("s1") = fn;
+	register long s1 asm("s1") = (long)fn;
 	register void *s2 asm("s2") = arg;
 
 	asm volatile("ecall\n\t"

@@ -192,11 +192,31 @@ _run_arches_stop() {
 # base kernel object for object (the other objects only lose an unused
 # #define), incrementally in the patched build directory.  Prints that
 # commit, or nothing when the series touches more than that; fails only
-# on a git error.
+# on a git error.  The answer is kept in the tree's .git for the pair of
+# base and patched commits it was found for: finding it searches the
+# whole tree (some 15 s), which every arch job of every run would repeat.
 #   base_build_commit TREE
 base_build_commit() {
-	local tree files names n users idx blob t msg
+	local tree key cache
 	tree=$(cd "$1" && pwd)
+	key=$(git -C "$tree" rev-parse base patched | tr '\n' ' ') || return 1
+	cache=$tree/.git/clone3-base-build-commit
+	(
+		flock 9
+		set -- $(cat "$cache" 2>/dev/null)
+		if [ $# -eq 3 ] && [ "$1 $2 " = "$key" ] &&
+			{ [ "$3" = - ] || git -C "$tree" cat-file -e "$3^{commit}" 2>/dev/null; }; then
+			[ "$3" = - ] || echo "$3"
+			exit 0
+		fi
+		found=$(find_base_build_commit "$tree") || exit 1
+		echo "$key${found:--}" >"$cache.tmp" && mv "$cache.tmp" "$cache"
+		echo "$found"
+	) 9>"$tree/.git/clone3-base-build.lock"
+}
+
+find_base_build_commit() {
+	local tree=$1 files names n users idx blob t msg
 	files=$(git -C "$tree" diff --name-only base patched -- . ':!tools/testing/selftests' | sort | tr '\n' ' ')
 	[ "$files" = "include/uapi/linux/sched.h kernel/fork.c " ] || return 0
 	git -C "$tree" diff base patched -- include/uapi/linux/sched.h |

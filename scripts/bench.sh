@@ -125,24 +125,38 @@ for a in $ARCHES; do
 	sed -n 's/^    \(|.*|\)\r\{0,1\}$/\1/p' "$BW/spawn-bench-$a.log" >"$BW/spawn-bench-$a.md"
 done
 
+# DESIGN.md sets each target beside kunit.py's time on the reference
+# machine (178 s cold, 17 s warm): the ratio target / kunit.py is what
+# holds on any machine, so both the target and that ratio are shown.
+KUNIT_REF_COLD=178
+KUNIT_REF_WARM=17
+# row FIGURE OURS KUNIT_CELL RATIO TARGET_S KUNIT_REF
+row() {
+	local target_ratio=""
+	[ -z "$6" ] || target_ratio="<= $(ratio "$5" "$6")"
+	printf '| %s | %s | %s | %s | <= %s s | %s |\n' "$1" "$2" "$3" "$4" "$5" "$target_ratio"
+}
 {
-	echo "| figure | ours | kunit.py run --arch=x86_64 | ratio (ours / kunit) | target |"
-	echo "|---|---|---|---|---|"
+	echo "| figure | ours | kunit.py run --arch=x86_64 | ratio (ours / kunit) | target | target ratio |"
+	echo "|---|---|---|---|---|---|"
 	if [ "$BENCH_COLD" = 1 ]; then
-		printf '| cold, %s, base + patched | %.0f s | %.0f s (cold) | %s | <= 360 s |\n' \
-			"$ARCHES" "${T[gate_cold]}" "${T[kunit_cold]}" "$(ratio "${T[gate_cold]}" "${T[kunit_cold]}")"
+		row "cold, $ARCHES, base + patched" "$(printf '%.0f s' "${T[gate_cold]}")" \
+			"$(printf '%.0f s (cold)' "${T[kunit_cold]}")" \
+			"$(ratio "${T[gate_cold]}" "${T[kunit_cold]}")" 360 $KUNIT_REF_COLD
 	else
-		printf '| cold, %s, base + patched | not measured (BENCH_COLD=0) | %.0f s (cold) | | <= 360 s |\n' \
-			"$ARCHES" "${T[kunit_cold]}"
+		row "cold, $ARCHES, base + patched" "not measured (BENCH_COLD=0)" \
+			"$(printf '%.0f s (cold)' "${T[kunit_cold]}")" "" 360 $KUNIT_REF_COLD
 	fi
-	printf '| warm after touching kernel/fork.c | %.0f s | %.0f s (warm) | %s | <= 30 s |\n' \
-		"${T[gate_warm]}" "${T[kunit_warm]}" "$(ratio "${T[gate_warm]}" "${T[kunit_warm]}")"
+	row "warm after touching kernel/fork.c" "$(printf '%.0f s' "${T[gate_warm]}")" \
+		"$(printf '%.0f s (warm)' "${T[kunit_warm]}")" \
+		"$(ratio "${T[gate_warm]}" "${T[kunit_warm]}")" 30 $KUNIT_REF_WARM
 	for a in $ARCHES; do
-		printf '| boot to verdict, %s (TCG) | %.1f s | | | <= 3 s |\n' "$a" "${T[boot_$a]}"
+		row "boot to verdict, $a (TCG)" "$(printf '%.1f s' "${T[boot_$a]}")" "" "" 3 ""
 	done
-	printf '| each mutant after the first, per arch | %s s | %.0f s (warm) | %s | <= 15 s |\n' \
-		"${T[mutant]}" "${T[kunit_warm]}" \
-		"$( [ "${T[mutant]}" = n/a ] && echo n/a || ratio "${T[mutant]}" "${T[kunit_warm]}")"
+	row "each mutant after the first, per arch" "${T[mutant]} s" \
+		"$(printf '%.0f s (warm)' "${T[kunit_warm]}")" \
+		"$( [ "${T[mutant]}" = n/a ] && echo n/a || ratio "${T[mutant]}" "${T[kunit_warm]}")" \
+		15 $KUNIT_REF_WARM
 	echo
 	echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, $(uname -r) host, ACCEL=${ACCEL:-tcg}."
 	if [ -f build/results/spawn-bench-host.md ]; then

@@ -10,6 +10,11 @@
 # fragments ask for is checked after olddefconfig; the build stops naming
 # each one Kconfig did not keep.  Prints the image path on success.
 #
+# The compiler runs through ccache, its cache kept in the build directory:
+# base and patched share that directory and differ in kernel/fork.c, so
+# the gate switches fork.c back and forth; ccache gives each switch back
+# its object instead of compiling it again.
+#
 # Environment: JOBS (make -j, default 2), V=1 shows the build output.
 #
 # usage: build-kernel.sh ARCH SRC BUILDDIR
@@ -35,6 +40,7 @@ need_cmd make make
 need_cmd flex flex
 need_cmd bison bison
 need_cmd bc bc
+need_cmd ccache ccache
 
 FRAGMENTS="$ROOT/qemu-images/$ARCH/config $ROOT/tools-testing-selftests-clone3/config"
 for f in $FRAGMENTS; do
@@ -46,13 +52,15 @@ SRC=$(cd "$SRC" && pwd)
 LOG=$BUILDDIR/clone3-build.log
 STAMP=$BUILDDIR/.clone3-config-stamp
 
+export CCACHE_DIR=$BUILDDIR/.clone3-ccache CCACHE_MAXSIZE=1G
 kmake() {
 	if [ "$V" = 1 ]; then
 		# stderr: stdout only carries the image path.
-		make -C "$SRC" O="$BUILDDIR" ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" "$@" >&2
+		make -C "$SRC" O="$BUILDDIR" ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" \
+			CC="ccache ${CROSS_COMPILE}gcc" "$@" >&2
 	else
-		make -s -C "$SRC" O="$BUILDDIR" ARCH="$KARCH" \
-			CROSS_COMPILE="$CROSS_COMPILE" "$@" >>"$LOG" 2>&1
+		make -s -C "$SRC" O="$BUILDDIR" ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" \
+			CC="ccache ${CROSS_COMPILE}gcc" "$@" >>"$LOG" 2>&1
 	fi
 }
 

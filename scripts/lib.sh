@@ -131,7 +131,7 @@ check_gate_env() {
 	need_cmd git git
 	need_cmd make make
 	need_cmd flock util-linux
-	need_packages flex bison bc libelf-dev libssl-dev cpio
+	need_packages flex bison bc libelf-dev libssl-dev cpio ccache
 	for a in $ARCHES; do
 		(
 			. "$root/qemu-images/$a/qemu.conf"

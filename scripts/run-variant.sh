@@ -5,7 +5,10 @@
 # build the suite and the initramfs (shared per arch, redone only when
 # their sources change), boot with CLONE3_REQUIRE_CLEAR_SIGHAND=1 and write
 # WORK/results/VARIANT/ARCH.{log,ktap,xml,json} with ktap-report.py.
-#   base       source WORK/linux-base, build dir WORK/kbuild/ARCH/base
+#   base       when the series changes only kernel/fork.c's code (see
+#              base_build_commit in lib.sh): WORK/linux at patched with
+#              base's fork.c, build dir WORK/kbuild/ARCH/patched;
+#              otherwise source WORK/linux-base, build dir WORK/kbuild/ARCH/base
 #   patched    source WORK/linux,      build dir WORK/kbuild/ARCH/patched
 #   mutant-*   source WORK/linux as checked out (or at COMMIT when given),
 #              build dir WORK/kbuild/ARCH/patched

@@ -4,9 +4,10 @@
  * flag combinations and struct sizes the kernel takes, and what the
  * child's signal handler table holds right after the clone.
  *
- * Naming rule (the QEMU gate relies on it): every test that needs
- * CLONE_CLEAR_SIGHAND lives in a fixture named flag_* and is itself named
- * flag_*; no other test, fixture or variant has "flag_" in its name.
+ * Naming rule (the QEMU gate relies on it): a test needs
+ * CLONE_CLEAR_SIGHAND when a dot-separated component of its harness name
+ * is "flag" or starts with "flag_": here the fixtures flag_abi and
+ * flag_child.  No other test, fixture or variant name does.
  *
  * The signal tables are read and written with the raw rt_sigaction()
  * system call, as the C library hides some signals (32 and 33 on glibc).
@@ -14,7 +15,9 @@
  * stack and only make raw system calls before they exit.
  */
 
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
@@ -24,35 +27,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/futex.h>
-#include <linux/types.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "../kselftest_harness.h"
-
-/* Old or flag-less uapi headers lack these; the values are ABI. */
-#ifndef __NR_clone3
-#define __NR_clone3 435
-#endif
-#ifndef CLONE_CLEAR_SIGHAND
-#define CLONE_CLEAR_SIGHAND 0x100000000ULL
-#endif
-#ifndef CLONE_INTO_CGROUP
-#define CLONE_INTO_CGROUP 0x200000000ULL
-#endif
-#ifndef CLONE_NEWTIME
-#define CLONE_NEWTIME 0x00000080
-#endif
-#ifndef CLONE_DETACHED
-#define CLONE_DETACHED 0x00400000
-#endif
-#ifndef CSIGNAL
-#define CSIGNAL 0x000000ff
-#endif
-#ifndef CLONE_ARGS_SIZE_VER0
-#define CLONE_ARGS_SIZE_VER0 64
-#endif
+#include "clone3_raw.h"
 
 /*
  * Every clone3() flag merged up to Linux 6.18: the 32 legacy clone()
@@ -63,50 +42,8 @@
 #define CLONE3_KNOWN_FLAGS \
 	(0xffffffffULL | CLONE_CLEAR_SIGHAND | CLONE_INTO_CGROUP)
 
-/* Our own copy of struct clone_args as published (CLONE_ARGS_SIZE_VER2). */
-struct abi_clone_args {
-	__u64 flags;
-	__u64 pidfd;
-	__u64 child_tid;
-	__u64 parent_tid;
-	__u64 exit_signal;
-	__u64 stack;
-	__u64 stack_size;
-	__u64 tls;
-	__u64 set_tid;
-	__u64 set_tid_size;
-	__u64 cgroup;
-};
-
-/*
- * The kernel's struct sigaction as rt_sigaction() reads and writes it.
- * Architectures with SA_RESTORER carry the restorer before the mask.
- */
-#if defined(__x86_64__) || defined(__aarch64__) || \
-	defined(__arm__) || defined(__powerpc__) || defined(__s390__)
-#define KSA_HAS_RESTORER 1
-#define KSA_KNOWN_LAYOUT 1
-#elif defined(__riscv) || defined(__loongarch__)
-#define KSA_KNOWN_LAYOUT 1
-#endif
-
-#define KSIG_MAX 64	/* highest signal number, _NSIG - 1 */
-#define LONG_BITS (8 * sizeof(unsigned long))
-#define KSIG_WORDS (KSIG_MAX / LONG_BITS)
-
-struct ksigaction {
-	void *handler;
-	unsigned long flags;
-#ifdef KSA_HAS_RESTORER
-	void *restorer;
-#endif
-	unsigned long mask[KSIG_WORDS];
-};
-
 #define CHILD_STACK_SIZE (256 * 1024)
 #define CHILD_SURVIVED 42
-
-typedef int (*child_fn)(void *arg);
 
 /* What a child saw, written into memory the parent can read. */
 struct child_report {
@@ -118,46 +55,6 @@ struct child_report {
 
 static void test_handler(int sig)
 {
-}
-
-static long sys_errno(long ret)
-{
-	return ret < 0 ? -errno : ret;
-}
-
-static int ksigaction(int sig, const struct ksigaction *act,
-		      struct ksigaction *old)
-{
-	return sys_errno(syscall(SYS_rt_sigaction, sig, act, old,
-				 sizeof(act->mask)));
-}
-
-static int ksigprocmask(int how, const unsigned long *set,
-			unsigned long *old)
-{
-	return sys_errno(syscall(SYS_rt_sigprocmask, how, set, old,
-				 KSIG_WORDS * sizeof(unsigned long)));
-}
-
-static void kset_add(unsigned long *set, int sig)
-{
-	set[(sig - 1) / LONG_BITS] |= 1UL << ((sig - 1) % LONG_BITS);
-}
-
-static bool kset_has(const unsigned long *set, int sig)
-{
-	return set[(sig - 1) / LONG_BITS] & (1UL << ((sig - 1) % LONG_BITS));
-}
-
-static unsigned long long kset_bits(const unsigned long *set)
-{
-	unsigned long long bits = 0;
-	int sig;
-
-	for (sig = 1; sig <= KSIG_MAX; sig++)
-		if (kset_has(set, sig))
-			bits |= 1ULL << (sig - 1);
-	return bits;
 }
 
 static bool catchable(int sig)
@@ -180,94 +77,6 @@ static enum sig_kind sig_kind(int sig)
 
 /* ---- starting children ---- */
 
-#if defined(__x86_64__)
-#define HAVE_STACK_CHILD 1
-static long
-clone3_stack_child(void *args, size_t size, child_fn fn, void *arg)
-{
-	register long rax asm("rax") = __NR_clone3;
-	register void *rdi asm("rdi") = args;
-	register size_t rsi asm("rsi") = size;
-	register long r12 asm("r12") = (long)fn;
-	register void *r13 asm("r13") = arg;
-
-	asm volatile("syscall\n\t"
-		     "test %%rax, %%rax\n\t"
-		     "jnz 1f\n\t"
-		     "xor %%ebp, %%ebp\n\t"
-		     "mov %%r13, %%rdi\n\t"
-		     "call *%%r12\n\t"
-		     "mov %%eax, %%edi\n\t"
-		     "mov %[nr_exit], %%eax\n\t"
-		     "syscall\n\t"
-		     "ud2\n"
-		     "1:"
-		     : "+r" (rax)
-		     : "r" (rdi), "r" (rsi), "r" (r12), "r" (r13),
-		       [nr_exit] "i" (__NR_exit)
-		     : "rcx", "r11", "memory");
-	return rax;
-}
-#elif defined(__aarch64__)
-#define HAVE_STACK_CHILD 1
-static long
-clone3_stack_child(void *args, size_t size, child_fn fn, void *arg)
-{
-	register long x8 asm("x8") = __NR_clone3;
-	register void *x0 asm("x0") = args;
-	register size_t x1 asm("x1") = size;
-	register long x19 asm("x19") = (long)fn;
-	register void *x20 asm("x20") = arg;
-
-	asm volatile("svc #0\n\t"
-		     "cbnz x0, 1f\n\t"
-		     "mov x29, xzr\n\t"
-		     "mov x0, x20\n\t"
-		     "blr x19\n\t"
-		     "mov x8, %[nr_exit]\n\t"
-		     "svc #0\n\t"
-		     "brk #0\n"
-		     "1:"
-		     : "+r" (x0)
-		     : "r" (x8), "r" (x1), "r" (x19), "r" (x20),
-		       [nr_exit] "i" (__NR_exit)
-		     : "memory");
-	return (long)x0;
-}
-#elif defined(__riscv) && __riscv_xlen == 64
-#define HAVE_STACK_CHILD 1
-static long
-clone3_stack_child(void *args, size_t size, child_fn fn, void *arg)
-{
-	register long a7 asm("a7") = __NR_clone3;
-	register void *a0 asm("a0") = args;
-	register size_t a1 asm("a1") = size;
-	register long s1 asm("s1") = (long)fn;
-	register void *s2 asm("s2") = arg;
-
-	asm volatile("ecall\n\t"
-		     "bnez a0, 1f\n\t"
-		     "mv s0, zero\n\t"
-		     "mv a0, s2\n\t"
-		     "jalr s1\n\t"
-		     "li a7, %[nr_exit]\n\t"
-		     "ecall\n\t"
-		     "ebreak\n"
-		     "1:"
-		     : "+r" (a0)
-		     : "r" (a7), "r" (a1), "r" (s1), "r" (s2),
-		       [nr_exit] "i" (__NR_exit)
-		     : "memory");
-	return (long)a0;
-}
-#else
-static long clone3_stack_child(void *args, size_t size, child_fn fn,
-			       void *arg)
-{
-	return -EOPNOTSUPP;
-}
-#endif
-
 static void *child_stack(void)
 {
 	static void *stack;
@@ -286,9 +95,9 @@ static void *child_stack(void)
  * is FN's return value.  A child sharing our memory gets its own stack.
  * Returns the child's id or -errno.
  */
-static long start_child(void *args, size_t size, child_fn fn, void *arg)
+static long start_child(void *args, size_t size, clone3_fn fn, void *arg)
 {
-	struct abi_clone_args *ca = args;
+	struct clone3_args *ca = args;
 	long ret;
 
 	if (ca->flags & CLONE_VM) {
@@ -298,12 +107,12 @@ static long start_child(void *args, size_t size, child_fn fn, void *arg)
 		}
 		if (!ca->stack)
 			return -ENOMEM;
-		return clone3_stack_child(args, size, fn, arg);
+		return clone3_run_on_stack(ca, size, fn, arg);
 	}
 	ret = syscall(__NR_clone3, args, size);
 	if (ret == 0)
 		_exit(fn(arg));
-	return sys_errno(ret);
+	return sys_ret(ret);
 }
 
 /*
@@ -324,10 +133,10 @@ static void wait_thread(__u32 *tid)
  * start_child() and wait for the child; *status gets its wait status
  * (-1 when no process was started or it was a thread).
  */
-static long run_child(void *args, size_t size, child_fn fn, void *arg,
+static long run_child(void *args, size_t size, clone3_fn fn, void *arg,
 		      int *status)
 {
-	struct abi_clone_args *ca = args;
+	struct clone3_args *ca = args;
 	long pid;
 
 	*status = -1;
@@ -354,17 +163,11 @@ static bool exited_ok(int status)
 
 /* ---- what is available ---- */
 
-/* The errno of a system call number no kernel implements. */
-static int no_syscall_errno(void)
-{
-	return syscall(-1L) < 0 ? errno : 0;
-}
-
 static bool clone3_available(struct __test_metadata *_metadata)
 {
-	int missing = no_syscall_errno();
+	int missing = clone3_missing_errno();
 
-	if (syscall(__NR_clone3, NULL, 0) < 0 && errno == missing)
+	if (missing)
 		SKIP(return false, "clone3() is not implemented: %s",
 		     strerror(missing));
 	return true;
@@ -372,17 +175,10 @@ static bool clone3_available(struct __test_metadata *_metadata)
 
 static bool stack_child_available(struct __test_metadata *_metadata)
 {
-#ifndef HAVE_STACK_CHILD
-	SKIP(return false, "no CLONE_VM child start for this architecture");
-#endif
+	if (!CLONE3_HAVE_RUN)
+		SKIP(return false,
+		     "no CLONE_VM child start for this architecture");
 	return true;
-}
-
-static bool require_flag(void)
-{
-	const char *req = getenv("CLONE3_REQUIRE_CLEAR_SIGHAND");
-
-	return req && !strcmp(req, "1");
 }
 
 /*
@@ -392,7 +188,7 @@ static bool require_flag(void)
  */
 static bool flag_available(struct __test_metadata *_metadata)
 {
-	struct abi_clone_args args = {
+	struct clone3_args args = {
 		.flags = CLONE_CLEAR_SIGHAND,
 		.exit_signal = SIGCHLD,
 	};
@@ -402,14 +198,12 @@ static bool flag_available(struct __test_metadata *_metadata)
 	if (!clone3_available(_metadata))
 		return false;
 	ret = run_child(&args, sizeof(args), child_exit_ok, NULL, &status);
-	if (ret == -EINVAL && !require_flag())
-		SKIP(return false,
-		     "%s: kernel refuses CLONE_CLEAR_SIGHAND (EINVAL)",
-		     _metadata->name);
+	if (ret == -EINVAL && !clone3_flag_required())
+		SKIP(return false, "kernel refuses CLONE_CLEAR_SIGHAND (EINVAL)");
 	ASSERT_LT(0, ret) {
 		TH_LOG("clone3(CLONE_CLEAR_SIGHAND) failed: %s%s",
 		       strerror((int)-ret),
-		       require_flag() ?
+		       clone3_flag_required() ?
 		       " (CLONE3_REQUIRE_CLEAR_SIGHAND=1: the flag is required)" :
 		       "");
 	}
@@ -439,7 +233,7 @@ FIXTURE_TEARDOWN(flag_abi)
  * running or exited.  Any that is found is waited for.
  */
 static void expect_no_child(struct __test_metadata *_metadata,
-			    const struct abi_clone_args *args, size_t size)
+			    const struct clone3_args *args, size_t size)
 {
 	int status;
 	pid_t pid;
@@ -455,7 +249,7 @@ static void expect_no_child(struct __test_metadata *_metadata,
 }
 
 static void expect_clone3(struct __test_metadata *_metadata,
-			  struct abi_clone_args *args, size_t size,
+			  struct clone3_args *args, size_t size,
 			  long expected)
 {
 	long ret;
@@ -483,9 +277,9 @@ static void expect_clone3(struct __test_metadata *_metadata,
 		}
 }
 
-TEST_F(flag_abi, flag_alone_accepted)
+TEST_F(flag_abi, alone_accepted)
 {
-	struct abi_clone_args args = {
+	struct clone3_args args = {
 		.flags = CLONE_CLEAR_SIGHAND,
 		.exit_signal = SIGCHLD,
 	};
@@ -495,9 +289,9 @@ TEST_F(flag_abi, flag_alone_accepted)
 	expect_clone3(_metadata, &args, sizeof(args), 0);
 }
 
-TEST_F(flag_abi, flag_smallest_struct_accepted)
+TEST_F(flag_abi, smallest_struct_accepted)
 {
-	struct abi_clone_args args = {
+	struct clone3_args args = {
 		.flags = CLONE_CLEAR_SIGHAND,
 		.exit_signal = SIGCHLD,
 	};
@@ -507,9 +301,9 @@ TEST_F(flag_abi, flag_smallest_struct_accepted)
 	expect_clone3(_metadata, &args, CLONE_ARGS_SIZE_VER0, 0);
 }
 
-TEST_F(flag_abi, flag_with_vm_vfork_accepted)
+TEST_F(flag_abi, with_vm_vfork_accepted)
 {
-	struct abi_clone_args args = {
+	struct clone3_args args = {
 		.flags = CLONE_CLEAR_SIGHAND | CLONE_VM | CLONE_VFORK,
 		.exit_signal = SIGCHLD,
 	};
@@ -520,9 +314,9 @@ TEST_F(flag_abi, flag_with_vm_vfork_accepted)
 }
 
 /* The same flags without CLONE_CLEAR_SIGHAND: see vm_sighand_accepted. */
-TEST_F(flag_abi, flag_with_sighand_rejected)
+TEST_F(flag_abi, with_sighand_rejected)
 {
-	struct abi_clone_args args = {
+	struct clone3_args args = {
 		.flags = CLONE_CLEAR_SIGHAND | CLONE_VM | CLONE_SIGHAND,
 		.exit_signal = SIGCHLD,
 	};
@@ -533,10 +327,10 @@ TEST_F(flag_abi, flag_with_sighand_rejected)
 }
 
 /* The same flags without it: see vm_sighand_thread_accepted. */
-TEST_F(flag_abi, flag_with_sighand_thread_rejected)
+TEST_F(flag_abi, with_sighand_thread_rejected)
 {
 	__u32 tid = 1;
-	struct abi_clone_args args = {
+	struct clone3_args args = {
 		.flags = CLONE_CLEAR_SIGHAND | CLONE_VM | CLONE_SIGHAND |
 			 CLONE_THREAD | CLONE_CHILD_CLEARTID,
 		.child_tid = (uintptr_t)&tid,
@@ -550,7 +344,7 @@ TEST_F(flag_abi, flag_with_sighand_thread_rejected)
 /* ---- acceptance: struct sizes around the flag ---- */
 
 /* A zeroed buffer of two pages holding the arguments at its start. */
-static struct abi_clone_args *big_args(struct __test_metadata *_metadata,
+static struct clone3_args *big_args(struct __test_metadata *_metadata,
 				       size_t *page)
 {
 	void *buf;
@@ -565,7 +359,7 @@ static struct abi_clone_args *big_args(struct __test_metadata *_metadata,
 static void size_rules(struct __test_metadata *_metadata, __u64 flags)
 {
 	size_t page, size;
-	struct abi_clone_args *args = big_args(_metadata, &page);
+	struct clone3_args *args = big_args(_metadata, &page);
 	char *bytes = (char *)args;
 
 	args->flags = flags;
@@ -586,7 +380,7 @@ static void size_rules(struct __test_metadata *_metadata, __u64 flags)
 	expect_clone3(_metadata, args, 2 * page, -E2BIG);
 }
 
-TEST_F(flag_abi, flag_size_rules)
+TEST_F(flag_abi, size_rules)
 {
 	if (!flag_available(_metadata))
 		return;
@@ -604,7 +398,7 @@ TEST(size_rules_without_the_flag)
 
 TEST(undefined_bits_rejected)
 {
-	struct abi_clone_args args = { .exit_signal = SIGCHLD };
+	struct clone3_args args = { .exit_signal = SIGCHLD };
 	int bit;
 
 	if (!clone3_available(_metadata))
@@ -620,7 +414,7 @@ TEST(undefined_bits_rejected)
 /* Legacy bits clone3() takes out: CLONE_DETACHED and the CSIGNAL byte. */
 TEST(detached_and_csignal_rejected)
 {
-	struct abi_clone_args args = { .exit_signal = SIGCHLD };
+	struct clone3_args args = { .exit_signal = SIGCHLD };
 	int bit;
 
 	if (!clone3_available(_metadata))
@@ -638,7 +432,7 @@ TEST(detached_and_csignal_rejected)
 /* Controls: without the flag these combinations must be taken. */
 TEST(vm_sighand_accepted)
 {
-	struct abi_clone_args args = {
+	struct clone3_args args = {
 		.flags = CLONE_VM | CLONE_SIGHAND,
 		.exit_signal = SIGCHLD,
 	};
@@ -651,7 +445,7 @@ TEST(vm_sighand_accepted)
 TEST(vm_sighand_thread_accepted)
 {
 	__u32 tid = 1;
-	struct abi_clone_args args = {
+	struct clone3_args args = {
 		.flags = CLONE_VM | CLONE_SIGHAND | CLONE_THREAD |
 			 CLONE_CHILD_CLEARTID,
 		.child_tid = (uintptr_t)&tid,
@@ -737,13 +531,13 @@ static void table_entry(int sig, const struct ksigaction *tmpl,
 	*act = *tmpl;
 	switch (sig_kind(sig)) {
 	case KIND_CAUGHT:
-		act->handler = (void *)test_handler;
+		act->handler = (unsigned long)test_handler;
 		break;
 	case KIND_IGNORED:
-		act->handler = (void *)SIG_IGN;
+		act->handler = (unsigned long)SIG_IGN;
 		break;
 	default:
-		act->handler = (void *)SIG_DFL;
+		act->handler = (unsigned long)SIG_DFL;
 		break;
 	}
 	act->flags |= SA_RESTART | SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
@@ -799,7 +593,7 @@ static int child_read_table(void *arg)
 static void clone_reader(struct __test_metadata *_metadata,
 			 struct sig_state *st, __u64 flags)
 {
-	struct abi_clone_args args = {
+	struct clone3_args args = {
 		.flags = flags,
 		.exit_signal = SIGCHLD,
 	};
@@ -822,7 +616,7 @@ static void clone_reader(struct __test_metadata *_metadata,
 static void log_entry(struct __test_metadata *_metadata, const char *who,
 		      int sig, const struct ksigaction *act)
 {
-	TH_LOG("signal %d %s: handler %p flags 0x%lx mask 0x%llx", sig, who,
+	TH_LOG("signal %d %s: handler %#lx flags 0x%lx mask 0x%llx", sig, who,
 	       act->handler, act->flags, kset_bits(act->mask));
 }
 
@@ -833,36 +627,40 @@ static bool same_entry(const struct ksigaction *a, const struct ksigaction *b)
 	       kset_bits(a->mask) == kset_bits(b->mask);
 }
 
-FIXTURE(flag_child) {
-	struct sig_state st;
-};
+/*
+ * A fixture that saves and restores the parent's signal state, with two
+ * variants: fork (the child has its own copy of memory) and vm_vfork
+ * (CLONE_VM | CLONE_VFORK, as posix_spawn() does it).
+ */
+#define SIG_TABLE_FIXTURE(name)						\
+	FIXTURE(name) {							\
+		struct sig_state st;					\
+	};								\
+	FIXTURE_VARIANT(name) {						\
+		__u64 clone_flags;					\
+	};								\
+	FIXTURE_VARIANT_ADD(name, fork) {				\
+		.clone_flags = 0,					\
+	};								\
+	FIXTURE_VARIANT_ADD(name, vm_vfork) {				\
+		.clone_flags = CLONE_VM | CLONE_VFORK,			\
+	};								\
+	FIXTURE_SETUP(name)						\
+	{								\
+		state_setup(_metadata, &self->st);			\
+	}								\
+	FIXTURE_TEARDOWN(name)						\
+	{								\
+		state_teardown(_metadata, &self->st);			\
+	}
 
-FIXTURE_VARIANT(flag_child) {
-	__u64 clone_flags;
-};
-
-FIXTURE_VARIANT_ADD(flag_child, fork) {
-	.clone_flags = 0,
-};
-
-FIXTURE_VARIANT_ADD(flag_child, vm_vfork) {
-	.clone_flags = CLONE_VM | CLONE_VFORK,
-};
-
-FIXTURE_SETUP(flag_child)
+/* Can a table test with CLONE_FLAGS (and the flag, if WITH_FLAG) run? */
+static bool table_test_ready(struct __test_metadata *_metadata,
+			     __u64 clone_flags, bool with_flag)
 {
-	state_setup(_metadata, &self->st);
-}
-
-FIXTURE_TEARDOWN(flag_child)
-{
-	state_teardown(_metadata, &self->st);
-}
-
-static bool flag_child_ready(struct __test_metadata *_metadata,
-			     __u64 clone_flags)
-{
-	if (!flag_available(_metadata))
+	if (with_flag && !flag_available(_metadata))
+		return false;
+	if (!with_flag && !clone3_available(_metadata))
 		return false;
 	if ((clone_flags & CLONE_VM) && !stack_child_available(_metadata))
 		return false;
@@ -872,7 +670,15 @@ static bool flag_child_ready(struct __test_metadata *_metadata,
 	return true;
 }
 
-TEST_F(flag_child, flag_resets_every_handler)
+static bool flag_child_ready(struct __test_metadata *_metadata,
+			     __u64 clone_flags)
+{
+	return table_test_ready(_metadata, clone_flags, true);
+}
+
+SIG_TABLE_FIXTURE(flag_child)
+
+TEST_F(flag_child, resets_every_handler)
 {
 	struct child_report *rep = self->st.rep;
 	int sig;
@@ -893,7 +699,7 @@ TEST_F(flag_child, flag_resets_every_handler)
 	}
 }
 
-TEST_F(flag_child, flag_keeps_ignored_signals_ignored)
+TEST_F(flag_child, keeps_ignored_signals_ignored)
 {
 	struct child_report *rep = self->st.rep;
 	int sig;
@@ -914,7 +720,7 @@ TEST_F(flag_child, flag_keeps_ignored_signals_ignored)
 	}
 }
 
-TEST_F(flag_child, flag_clears_flags_and_masks)
+TEST_F(flag_child, clears_flags_and_masks)
 {
 	struct child_report *rep = self->st.rep;
 	int sig;
@@ -938,7 +744,7 @@ TEST_F(flag_child, flag_clears_flags_and_masks)
 	}
 }
 
-TEST_F(flag_child, flag_parent_table_unchanged)
+TEST_F(flag_child, parent_table_unchanged)
 {
 	struct ksigaction after;
 	int sig;
@@ -972,9 +778,9 @@ static int child_raise_blocked(void *arg)
 	return 0;
 }
 
-TEST_F(flag_child, flag_child_keeps_blocked_mask)
+TEST_F(flag_child, child_keeps_blocked_mask)
 {
-	struct abi_clone_args args = {
+	struct clone3_args args = {
 		.flags = variant->clone_flags | CLONE_CLEAR_SIGHAND,
 		.exit_signal = SIGCHLD,
 	};
@@ -1023,7 +829,7 @@ static int child_raise(void *arg)
 static int clone_raiser(struct __test_metadata *_metadata,
 			__u64 clone_flags, int sig)
 {
-	struct abi_clone_args args = {
+	struct clone3_args args = {
 		.flags = clone_flags | CLONE_CLEAR_SIGHAND,
 		.exit_signal = SIGCHLD,
 	};
@@ -1038,7 +844,7 @@ static int clone_raiser(struct __test_metadata *_metadata,
 	return status;
 }
 
-TEST_F(flag_child, flag_caught_signal_kills_child)
+TEST_F(flag_child, caught_signal_kills_child)
 {
 	struct sigaction sa = { .sa_handler = test_handler };
 	int status;
@@ -1056,7 +862,7 @@ TEST_F(flag_child, flag_caught_signal_kills_child)
 	}
 }
 
-TEST_F(flag_child, flag_ignored_signal_not_delivered)
+TEST_F(flag_child, ignored_signal_not_delivered)
 {
 	struct sigaction sa = { .sa_handler = SIG_IGN };
 	int status;
@@ -1075,45 +881,15 @@ TEST_F(flag_child, flag_ignored_signal_not_delivered)
 
 /* ---- control: without the flag the table is inherited as it is ---- */
 
-FIXTURE(inherit) {
-	struct sig_state st;
-};
-
-FIXTURE_VARIANT(inherit) {
-	__u64 clone_flags;
-};
-
-FIXTURE_VARIANT_ADD(inherit, fork) {
-	.clone_flags = 0,
-};
-
-FIXTURE_VARIANT_ADD(inherit, vm_vfork) {
-	.clone_flags = CLONE_VM | CLONE_VFORK,
-};
-
-FIXTURE_SETUP(inherit)
-{
-	state_setup(_metadata, &self->st);
-}
-
-FIXTURE_TEARDOWN(inherit)
-{
-	state_teardown(_metadata, &self->st);
-}
+SIG_TABLE_FIXTURE(inherit)
 
 TEST_F(inherit, handlers_inherited_without_flag)
 {
 	struct child_report *rep = self->st.rep;
 	int sig;
 
-	if (!clone3_available(_metadata))
+	if (!table_test_ready(_metadata, variant->clone_flags, false))
 		return;
-	if ((variant->clone_flags & CLONE_VM) &&
-	    !stack_child_available(_metadata))
-		return;
-#ifndef KSA_KNOWN_LAYOUT
-	SKIP(return, "kernel sigaction layout unknown on this arch");
-#endif
 	install_table(_metadata, &self->st);
 	clone_reader(_metadata, &self->st, variant->clone_flags);
 	for (sig = 1; sig <= KSIG_MAX; sig++) {

@@ -18,31 +18,11 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#ifndef CLONE_CLEAR_SIGHAND
-#define CLONE_CLEAR_SIGHAND 0x100000000ULL
-#endif
-
-/* Highest signal number of the kernel on the architectures we support. */
-#define SPAWN_NSIG 64
-
-/* The architectures whose kernel struct sigaction has sa_restorer. */
-#if defined(__x86_64__) || defined(__aarch64__)
-#define SPAWN_HAS_RESTORER 1
-#endif
+#include "clone3_raw.h"
 
 enum spawn_strategy {
 	SPAWN_FLAG,
 	SPAWN_CLASSIC,
-};
-
-/* The kernel's struct sigaction, as the raw rt_sigaction() uses it. */
-struct spawn_ksigaction {
-	unsigned long handler;
-	unsigned long flags;
-#ifdef SPAWN_HAS_RESTORER
-	unsigned long restorer;
-#endif
-	unsigned long mask;
 };
 
 struct spawn_hooks {
@@ -67,10 +47,5 @@ pid_t clone3_spawn(enum spawn_strategy strategy, const char *path,
 		   const struct spawn_hooks *hooks);
 
 const char *spawn_strategy_name(enum spawn_strategy strategy);
-
-/* Raw system calls, safe in the child; they return 0 or a negative errno. */
-int spawn_sigaction(int sig, const struct spawn_ksigaction *act,
-		    struct spawn_ksigaction *old);
-int spawn_sigprocmask(int how, const unsigned long *set, unsigned long *old);
 
 #endif /* CLONE3_SPAWN_H */

@@ -19,7 +19,9 @@
  * A plain static program: it runs as is in a guest without a shell.
  * Exit 1 when a strategy failed, except the flag on a kernel without it.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -109,7 +111,7 @@ static void set_handlers(bool all)
 	int sig;
 
 	sigemptyset(&sa.sa_mask);
-	for (sig = 1; sig <= SPAWN_NSIG; sig++) {
+	for (sig = 1; sig <= KSIG_MAX; sig++) {
 		sa.sa_handler = all ? handler : SIG_DFL;
 		sigaction(sig, &sa, NULL);
 	}

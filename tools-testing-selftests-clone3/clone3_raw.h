@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the CLONE_CLEAR_SIGHAND programs share: the clone3() argument
+ * struct, the kernel's struct sigaction as the raw rt_sigaction() sees
+ * it, the switch that turns a missing flag from a skip into a failure,
+ * and the one piece of assembly per architecture: clone3() with a child
+ * that runs a C function on a stack of its own.
+ *
+ * Include it after defining _GNU_SOURCE.
+ */
+#ifndef CLONE3_RAW_H
+#define CLONE3_RAW_H
+
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/sched.h>
+#include <linux/types.h>
+#include <sys/syscall.h>
+
+/* Old uapi headers, or none with these: the values are ABI. */
+#ifndef __NR_clone3
+#define __NR_clone3 435
+#endif
+#ifndef CLONE_CLEAR_SIGHAND
+#define CLONE_CLEAR_SIGHAND 0x100000000ULL
+#endif
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+#ifndef CLONE_DETACHED
+#define CLONE_DETACHED 0x00400000
+#endif
+#ifndef CSIGNAL
+#define CSIGNAL 0x000000ff
+#endif
+#ifndef CLONE_ARGS_SIZE_VER0
+#define CLONE_ARGS_SIZE_VER0 64
+#endif
+#ifndef CLONE_ARGS_SIZE_VER1
+#define CLONE_ARGS_SIZE_VER1 80
+#endif
+#ifndef CLONE_ARGS_SIZE_VER2
+#define CLONE_ARGS_SIZE_VER2 88
+#endif
+
+/* struct clone_args up to CLONE_ARGS_SIZE_VER2, the same on every arch. */
+struct clone3_args {
+	__aligned_u64 flags;
+	__aligned_u64 pidfd;
+	__aligned_u64 child_tid;
+	__aligned_u64 parent_tid;
+	__aligned_u64 exit_signal;
+	__aligned_u64 stack;
+	__aligned_u64 stack_size;
+	__aligned_u64 tls;
+	__aligned_u64 set_tid;
+	__aligned_u64 set_tid_size;
+	__aligned_u64 cgroup;
+};
+
+/*
+ * The kernel's struct sigaction.  The architectures listed first have
+ * sa_restorer between sa_flags and sa_mask; riscv and loongarch have
+ * none; any other is unknown here and the table tests skip there.
+ */
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || \
+	defined(__arm__) || defined(__powerpc__) || defined(__s390__)
+#define KSA_HAS_RESTORER 1
+#define KSA_KNOWN_LAYOUT 1
+#elif defined(__riscv) || defined(__loongarch__)
+#define KSA_KNOWN_LAYOUT 1
+#endif
+
+/*
+ * Signals 1..64 on every arch we know: the kernel's sigset_t is 64 bits,
+ * two words on a 32-bit program, and rt_sigaction() wants 8 as its size.
+ */
+#define KSIG_MAX	64
+#define KSIG_LONG_BITS	(8 * sizeof(unsigned long))
+#define KSIG_WORDS	(KSIG_MAX / KSIG_LONG_BITS)
+#define KSIG_SETSIZE	(KSIG_MAX / 8)
+
+struct ksigaction {
+	unsigned long handler;
+	unsigned long flags;
+#ifdef KSA_HAS_RESTORER
+	unsigned long restorer;
+#endif
+	unsigned long mask[KSIG_WORDS];
+};
+
+/* A raw system call's result: the value, or -errno. */
+static inline long sys_ret(long ret)
+{
+	return ret < 0 ? -errno : ret;
+}
+
+static inline int ksigaction(int sig, const struct ksigaction *act,
+			     struct ksigaction *old)
+{
+	return sys_ret(syscall(__NR_rt_sigaction, sig, act, old,
+			       KSIG_SETSIZE));
+}
+
+static inline int ksigprocmask(int how, const unsigned long *set,
+			       unsigned long *old)
+{
+	return sys_ret(syscall(__NR_rt_sigprocmask, how, set, old,
+			       KSIG_SETSIZE));
+}
+
+static inline void kset_add(unsigned long *set, int sig)
+{
+	set[(sig - 1) / KSIG_LONG_BITS] |= 1UL << ((sig - 1) % KSIG_LONG_BITS);
+}
+
+static inline bool kset_has(const unsigned long *set, int sig)
+{
+	return set[(sig - 1) / KSIG_LONG_BITS] &
+	       (1UL << ((sig - 1) % KSIG_LONG_BITS));
+}
+
+/* The set as one 64-bit number, bit sig - 1 for signal sig: to print. */
+static inline unsigned long long kset_bits(const unsigned long *set)
+{
+	unsigned long long bits = 0;
+	int sig;
+
+	for (sig = 1; sig <= KSIG_MAX; sig++)
+		if (kset_has(set, sig))
+			bits |= 1ULL << (sig - 1);
+	return bits;
+}
+
+/*
+ * CLONE3_REQUIRE_CLEAR_SIGHAND=1: the kernel under test must have the
+ * flag, so a refusal fails the flag tests instead of skipping them.
+ */
+static inline bool clone3_flag_required(void)
+{
+	const char *v = getenv("CLONE3_REQUIRE_CLEAR_SIGHAND");
+
+	return v && !strcmp(v, "1");
+}
+
+/*
+ * The errno clone3(NULL, 0) gives when the kernel has no clone3(): that
+ * of a system call number no kernel has.  0 when clone3() exists (the
+ * call then fails with some other errno, EINVAL on a sane kernel).
+ */
+static inline int clone3_missing_errno(void)
+{
+	long ret = syscall(__NR_clone3, NULL, 0);
+	int err = errno;
+
+	if (ret == 0)
+		_exit(0);	/* a broken kernel made a child of us */
+	if (ret > 0 || syscall(-1L) >= 0 || errno != err)
+		return 0;
+	return err;
+}
+
+typedef int (*clone3_fn)(void *arg);
+
+/*
+ * clone3(ARGS, SIZE).  The child moves its stack pointer to TOP (rounded
+ * down to 16 bytes), calls FN(ARG) and ends with SYS_exit (not
+ * exit_group) and FN's return value; it never comes back here, so it
+ * needs no frame of ours.  The parent gets the child's id or -errno.
+ * TOP must be memory only the child uses: with CLONE_VM, not our stack.
+ *
+ * One block per architecture; an architecture without one gets
+ * -EOPNOTSUPP and CLONE3_HAVE_RUN 0.  The syscall instruction keeps every
+ * register but the result one, so the child finds FN, ARG and TOP where
+ * the parent put them.
+ */
+#if defined(__x86_64__)
+#define CLONE3_HAVE_RUN 1
+static inline long clone3_run(void *args, size_t size, clone3_fn fn,
+			      void *arg, void *top)
+{
+	register long rax asm("rax") = __NR_clone3;
+	register void *rdi asm("rdi") = args;
+	register size_t rsi asm("rsi") = size;
+	register clone3_fn r12 asm("r12") = fn;
+	register void *r13 asm("r13") = arg;
+	register void *r14 asm("r14") = top;
+
+	asm volatile("syscall\n\t"
+		     "test %%rax, %%rax\n\t"
+		     "jnz 1f\n\t"
+		     "mov %%r14, %%rsp\n\t"
+		     "and $-16, %%rsp\n\t"
+		     "xor %%ebp, %%ebp\n\t"
+		     "mov %%r13, %%rdi\n\t"
+		     "call *%%r12\n\t"
+		     "mov %%eax, %%edi\n\t"
+		     "mov %[nr_exit], %%eax\n\t"
+		     "syscall\n\t"
+		     "ud2\n"
+		     "1:"
+		     : "+r" (rax)
+		     : "r" (rdi), "r" (rsi), "r" (r12), "r" (r13), "r" (r14),
+		       [nr_exit] "i" (__NR_exit)
+		     : "rcx", "r11", "memory", "cc");
+	return rax;
+}
+#elif defined(__i386__)
+/* int $0x80: eax number, ebx and ecx the arguments; ebp stays ours. */
+#define CLONE3_HAVE_RUN 1
+static inline long clone3_run(void *args, size_t size, clone3_fn fn,
+			      void *arg, void *top)
+{
+	long ret = __NR_clone3;
+
+	asm volatile("int $0x80\n\t"
+		     "test %%eax, %%eax\n\t"
+		     "jnz 1f\n\t"
+		     "mov %%edx, %%esp\n\t"
+		     "and $-16, %%esp\n\t"
+		     "xor %%ebp, %%ebp\n\t"
+		     "sub $12, %%esp\n\t"
+		     "push %%edi\n\t"
+		     "call *%%esi\n\t"
+		     "mov %%eax, %%ebx\n\t"
+		     "mov %[nr_exit], %%eax\n\t"
+		     "int $0x80\n\t"
+		     "ud2\n"
+		     "1:"
+		     : "+a" (ret)
+		     : "b" (args), "c" (size), "S" (fn), "D" (arg), "d" (top),
+		       [nr_exit] "i" (__NR_exit)
+		     : "memory", "cc");
+	return ret;
+}
+#elif defined(__aarch64__)
+#define CLONE3_HAVE_RUN 1
+static inline long clone3_run(void *args, size_t size, clone3_fn fn,
+			      void *arg, void *top)
+{
+	register long x8 asm("x8") = __NR_clone3;
+	register void *x0 asm("x0") = args;
+	register size_t x1 asm("x1") = size;
+	register clone3_fn x19 asm("x19") = fn;
+	register void *x20 asm("x20") = arg;
+	register void *x21 asm("x21") = top;
+
+	asm volatile("svc #0\n\t"
+		     "cbnz x0, 1f\n\t"
+		     "and x21, x21, #-16\n\t"
+		     "mov sp, x21\n\t"
+		     "mov x29, xzr\n\t"
+		     "mov x0, x20\n\t"
+		     "blr x19\n\t"
+		     "mov x8, %[nr_exit]\n\t"
+		     "svc #0\n\t"
+		     "brk #0\n"
+		     "1:"
+		     : "+r" (x0)
+		     : "r" (x8), "r" (x1), "r" (x19), "r" (x20), "r" (x21),
+		       [nr_exit] "i" (__NR_exit)
+		     : "memory", "cc");
+	return (long)x0;
+}
+#elif defined(__arm__)
+/*
+ * EABI: svc #0 with the number in r7.  r7 is the frame pointer of Thumb
+ * code, which the compiler may refuse as an operand, so the number goes
+ * in through r2 and r7 is kept in ip (r12) across the call.
+ */
+#define CLONE3_HAVE_RUN 1
+static inline long clone3_run(void *args, size_t size, clone3_fn fn,
+			      void *arg, void *top)
+{
+	register void *r0 asm("r0") = args;
+	register size_t r1 asm("r1") = size;
+	register long r2 asm("r2") = __NR_clone3;
+	register clone3_fn r4 asm("r4") = fn;
+	register void *r5 asm("r5") = arg;
+	register void *r6 asm("r6") = top;
+
+	asm volatile("mov ip, r7\n\t"
+		     "mov r7, r2\n\t"
+		     "svc #0\n\t"
+		     "mov r7, ip\n\t"
+		     "cmp r0, #0\n\t"
+		     "bne 1f\n\t"
+		     "bic ip, r6, #15\n\t"
+		     "mov sp, ip\n\t"
+		     "mov r0, r5\n\t"
+		     "blx r4\n\t"
+		     "mov r7, %[nr_exit]\n\t"
+		     "svc #0\n\t"
+		     "bkpt #0\n"
+		     "1:"
+		     : "+r" (r0)
+		     : "r" (r1), "r" (r2), "r" (r4), "r" (r5), "r" (r6),
+		       [nr_exit] "i" (__NR_exit)
+		     : "ip", "memory", "cc");
+	return (long)r0;
+}
+#elif defined(__riscv) && __riscv_xlen == 64
+#define CLONE3_HAVE_RUN 1
+static inline long clone3_run(void *args, size_t size, clone3_fn fn,
+			      void *arg, void *top)
+{
+	register long a7 asm("a7") = __NR_clone3;
+	register void *a0 asm("a0") = args;
+	register size_t a1 asm("a1") = size;
+	register clone3_fn s1 asm("s1") = fn;
+	register void *s2 asm("s2") = arg;
+	register void *s3 asm("s3") = top;
+
+	asm volatile("ecall\n\t"
+		     "bnez a0, 1f\n\t"
+		     "andi sp, s3, -16\n\t"
+		     "mv s0, zero\n\t"
+		     "mv a0, s2\n\t"
+		     "jalr s1\n\t"
+		     "li a7, %[nr_exit]\n\t"
+		     "ecall\n\t"
+		     "ebreak\n"
+		     "1:"
+		     : "+r" (a0)
+		     : "r" (a7), "r" (a1), "r" (s1), "r" (s2), "r" (s3),
+		       [nr_exit] "i" (__NR_exit)
+		     : "memory");
+	return (long)a0;
+}
+#else
+#define CLONE3_HAVE_RUN 0
+static inline long clone3_run(void *args, size_t size, clone3_fn fn,
+			      void *arg, void *top)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
+/* clone3_run() on the stack the arguments give the kernel. */
+static inline long clone3_run_on_stack(struct clone3_args *args, size_t size,
+				       clone3_fn fn, void *arg)
+{
+	return clone3_run(args, size, fn, arg,
+			  (void *)(uintptr_t)(args->stack + args->stack_size));
+}
+
+#endif /* CLONE3_RAW_H */

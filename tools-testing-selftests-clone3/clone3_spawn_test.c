@@ -5,11 +5,17 @@
  * in the child.  A hook run in the child right before execve() reads every
  * disposition back with the raw rt_sigaction() into memory the parent
  * reads; checking after execve() would prove nothing, as execve() resets
- * caught signals by itself.  Tests named flag_* need CLONE_CLEAR_SIGHAND:
- * they skip on a kernel without it, or fail when the environment has
- * CLONE3_REQUIRE_CLEAR_SIGHAND=1.
+ * caught signals by itself.
+ *
+ * The spawn fixture runs every check twice, variant flag (the kernel
+ * resets the handlers: needs CLONE_CLEAR_SIGHAND) and variant classic (the
+ * child resets them itself).  Tests with a name component "flag" or
+ * "flag_*" need the flag: they skip on a kernel without it, or fail when
+ * the environment has CLONE3_REQUIRE_CLEAR_SIGHAND=1.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -38,15 +44,15 @@ static void __attribute__((constructor)) spawned_copy_exits(void)
 /* What the child saw right before execve(). */
 struct child_view {
 	int done;
-	int err[SPAWN_NSIG + 1];
-	struct spawn_ksigaction act[SPAWN_NSIG + 1];
-	unsigned long mask;
+	int err[KSIG_MAX + 1];
+	struct ksigaction act[KSIG_MAX + 1];
+	unsigned long mask[KSIG_WORDS];
 };
 
 /* One spawn: what the child saw, the parent's mask, the exit status. */
 struct spawn_run {
 	struct child_view view;
-	unsigned long mask;
+	unsigned long mask[KSIG_WORDS];
 	unsigned long sig_calls;
 	int status;
 };
@@ -57,9 +63,9 @@ static void record_view(void *data)
 	struct child_view *v = data;
 	int sig;
 
-	for (sig = 1; sig <= SPAWN_NSIG; sig++)
-		v->err[sig] = spawn_sigaction(sig, NULL, &v->act[sig]);
-	spawn_sigprocmask(SIG_SETMASK, NULL, &v->mask);
+	for (sig = 1; sig <= KSIG_MAX; sig++)
+		v->err[sig] = ksigaction(sig, NULL, &v->act[sig]);
+	ksigprocmask(SIG_SETMASK, NULL, v->mask);
 	v->done = 1;
 }
 
@@ -72,7 +78,7 @@ static bool catchable(int sig)
 static bool ignored(int sig)
 {
 	return sig == SIGHUP || sig == SIGPIPE || sig == SIGTTOU ||
-	       sig == 40 || sig == SPAWN_NSIG;
+	       sig == 40 || sig == KSIG_MAX;
 }
 
 static void handler(int sig)
@@ -85,13 +91,13 @@ static void handler(int sig)
  */
 static int install_raw(int sig, void (*fn)(int))
 {
-	struct spawn_ksigaction ka;
+	struct ksigaction ka;
 	int ret;
 
-	ret = spawn_sigaction(SIGUSR1, NULL, &ka);
+	ret = ksigaction(SIGUSR1, NULL, &ka);
 	if (!ret) {
 		ka.handler = (unsigned long)fn;
-		ret = spawn_sigaction(sig, &ka, NULL);
+		ret = ksigaction(sig, &ka, NULL);
 	}
 	return ret;
 }
@@ -104,7 +110,7 @@ static int install_handlers(void)
 
 	sigemptyset(&sa.sa_mask);
 	sigaddset(&sa.sa_mask, SIGUSR2);
-	for (sig = 1; sig <= SPAWN_NSIG; sig++) {
+	for (sig = 1; sig <= KSIG_MAX; sig++) {
 		if (!catchable(sig))
 			continue;
 		sa.sa_handler = ignored(sig) ? SIG_IGN : handler;
@@ -131,24 +137,19 @@ static void prepare_parent(struct __test_metadata *_metadata,
 	sigaddset(&set, SIGUSR2);
 	sigaddset(&set, 50);
 	ASSERT_EQ(0, sigprocmask(SIG_SETMASK, &set, NULL));
-	ASSERT_EQ(0, spawn_sigprocmask(SIG_SETMASK, NULL, &run->mask));
-}
-
-static bool flag_required(void)
-{
-	const char *v = getenv("CLONE3_REQUIRE_CLEAR_SIGHAND");
-
-	return v && !strcmp(v, "1");
+	ASSERT_EQ(0, ksigprocmask(SIG_SETMASK, NULL, run->mask));
 }
 
 /*
  * Spawn this program (or PATH) with the view hook and reap it into
- * run->status.  Returns the spawner's result; the test stops (skip or
- * failure) when the spawner is missing or the kernel refuses the flag.
+ * run->status; *pid gets the spawner's result.  False when the test was
+ * skipped: no spawner, or a kernel that refuses the flag and is not
+ * required to have it.  A refused flag with the requirement, or a refused
+ * classic spawn, fails the test here.
  */
-static pid_t spawn_and_wait(struct __test_metadata *_metadata,
-			    struct spawn_run *run,
-			    enum spawn_strategy s, const char *path)
+static bool spawn_and_wait(struct __test_metadata *_metadata,
+			   struct spawn_run *run, enum spawn_strategy s,
+			   const char *path, pid_t *pid)
 {
 	char code[16];
 	char env[sizeof(EXIT_ENV) + sizeof(code)];
@@ -159,32 +160,30 @@ static pid_t spawn_and_wait(struct __test_metadata *_metadata,
 		.data = &run->view,
 		.sig_syscalls = &run->sig_calls,
 	};
-	pid_t pid;
 
 	snprintf(code, sizeof(code), "%d", EXIT_CODE);
 	snprintf(env, sizeof(env), "%s=%s", EXIT_ENV, code);
 	if (!clone3_spawn_available())
-		SKIP(return -EOPNOTSUPP, "no clone3() or no spawner for this arch");
-	pid = clone3_spawn(s, path, argv, envp, &hooks);
-	if (pid == -EINVAL && s == SPAWN_FLAG && !flag_required())
-		SKIP(return pid, "kernel refuses CLONE_CLEAR_SIGHAND");
-	ASSERT_NE(-EINVAL, pid) {
+		SKIP(return false, "no clone3() or no spawner for this arch");
+	*pid = clone3_spawn(s, path, argv, envp, &hooks);
+	if (*pid == -EINVAL && s == SPAWN_FLAG && !clone3_flag_required())
+		SKIP(return false, "kernel refuses CLONE_CLEAR_SIGHAND");
+	ASSERT_NE(-EINVAL, *pid) {
 		TH_LOG("%s spawn refused with EINVAL%s", spawn_strategy_name(s),
 		       s == SPAWN_FLAG ? ": no CLONE_CLEAR_SIGHAND" : "");
 	}
-	if (pid < 0)
-		return pid;
-	ASSERT_EQ(pid, waitpid(pid, &run->status, 0));
-	return pid;
+	if (*pid > 0)
+		ASSERT_EQ(*pid, waitpid(*pid, &run->status, 0));
+	return true;
 }
 
 /* Spawn this program and check that it ran; false when skipped. */
 static bool spawn_self(struct __test_metadata *_metadata,
 		       struct spawn_run *run, enum spawn_strategy s)
 {
-	pid_t pid = spawn_and_wait(_metadata, run, s, SELF);
+	pid_t pid;
 
-	if (_metadata->skip)
+	if (!spawn_and_wait(_metadata, run, s, SELF, &pid))
 		return false;
 	ASSERT_LT(0, pid) {
 		TH_LOG("%s spawn of %s failed: %s", spawn_strategy_name(s),
@@ -199,18 +198,19 @@ static bool spawn_self(struct __test_metadata *_metadata,
 static void check_caught_reset(struct __test_metadata *_metadata,
 			       struct spawn_run *run)
 {
-	struct spawn_ksigaction *ka;
+	struct ksigaction *ka;
 	int sig;
 
-	for (sig = 1; sig <= SPAWN_NSIG; sig++) {
+	for (sig = 1; sig <= KSIG_MAX; sig++) {
 		if (!catchable(sig) || ignored(sig))
 			continue;
 		ka = &run->view.act[sig];
 		EXPECT_EQ(0, run->view.err[sig]);
 		EXPECT_TRUE(ka->handler == (unsigned long)SIG_DFL &&
-			    !ka->flags && !ka->mask) {
-			TH_LOG("signal %d before exec: handler %#lx sa_flags %#lx sa_mask %#lx",
-			       sig, ka->handler, ka->flags, ka->mask);
+			    !ka->flags && !kset_bits(ka->mask)) {
+			TH_LOG("signal %d before exec: handler %#lx sa_flags %#lx sa_mask %#llx",
+			       sig, ka->handler, ka->flags,
+			       kset_bits(ka->mask));
 		}
 	}
 }
@@ -220,7 +220,7 @@ static void check_ignored_kept(struct __test_metadata *_metadata,
 {
 	int sig;
 
-	for (sig = 1; sig <= SPAWN_NSIG; sig++) {
+	for (sig = 1; sig <= KSIG_MAX; sig++) {
 		if (!ignored(sig))
 			continue;
 		EXPECT_EQ((unsigned long)SIG_IGN, run->view.act[sig].handler) {
@@ -247,32 +247,32 @@ static void check_ran(struct __test_metadata *_metadata,
 static void check_parent_kept(struct __test_metadata *_metadata,
 			      struct spawn_run *run)
 {
-	struct spawn_ksigaction ka;
-	unsigned long mask = 0;
+	struct ksigaction ka;
+	unsigned long mask[KSIG_WORDS] = { 0 };
 	unsigned long want;
 	int sig;
 
-	for (sig = 1; sig <= SPAWN_NSIG; sig++) {
+	for (sig = 1; sig <= KSIG_MAX; sig++) {
 		if (!catchable(sig))
 			continue;
 		want = ignored(sig) ? (unsigned long)SIG_IGN :
 				      (unsigned long)handler;
-		ASSERT_EQ(0, spawn_sigaction(sig, NULL, &ka));
+		ASSERT_EQ(0, ksigaction(sig, NULL, &ka));
 		EXPECT_EQ(want, ka.handler) {
 			TH_LOG("parent's signal %d: handler %#lx", sig,
 			       ka.handler);
 		}
 	}
-	ASSERT_EQ(0, spawn_sigprocmask(SIG_SETMASK, NULL, &mask));
-	EXPECT_EQ(run->mask, mask);
+	ASSERT_EQ(0, ksigprocmask(SIG_SETMASK, NULL, mask));
+	EXPECT_EQ(kset_bits(run->mask), kset_bits(mask));
 }
 
 static void check_exec_failure(struct __test_metadata *_metadata,
 			       struct spawn_run *run, enum spawn_strategy s)
 {
-	pid_t pid = spawn_and_wait(_metadata, run, s, "/nonexistent/program");
+	pid_t pid;
 
-	if (_metadata->skip)
+	if (!spawn_and_wait(_metadata, run, s, "/nonexistent/program", &pid))
 		return;
 	EXPECT_EQ(-ENOENT, pid) {
 		TH_LOG("spawn of a missing program returned %d", pid);
@@ -282,122 +282,98 @@ static void check_exec_failure(struct __test_metadata *_metadata,
 	}
 }
 
+/* The parent's mask, as the child had it right before execve(). */
+static void check_mask_passed(struct __test_metadata *_metadata,
+			      struct spawn_run *run)
+{
+	EXPECT_EQ(kset_bits(run->mask), kset_bits(run->view.mask));
+}
+
 /*
- * Tests that need CLONE_CLEAR_SIGHAND sit in the flag_spawn fixture and
- * are named flag_*; the classic_spawn ones never pass the flag.
+ * Variant flag passes CLONE_CLEAR_SIGHAND, so its tests need the flag;
+ * variant classic never passes it and must pass on every kernel.
  */
-FIXTURE(flag_spawn) {
+FIXTURE(spawn) {
 	struct spawn_run run;
 };
 
-FIXTURE_SETUP(flag_spawn)
+FIXTURE_VARIANT(spawn) {
+	enum spawn_strategy strategy;
+};
+
+FIXTURE_VARIANT_ADD(spawn, flag) {
+	.strategy = SPAWN_FLAG,
+};
+
+FIXTURE_VARIANT_ADD(spawn, classic) {
+	.strategy = SPAWN_CLASSIC,
+};
+
+FIXTURE_SETUP(spawn)
 {
 	prepare_parent(_metadata, &self->run);
 }
 
-FIXTURE_TEARDOWN(flag_spawn)
+FIXTURE_TEARDOWN(spawn)
 {
 }
 
-FIXTURE(classic_spawn) {
-	struct spawn_run run;
-};
-
-FIXTURE_SETUP(classic_spawn)
+TEST_F(spawn, resets_caught_handlers_before_exec)
 {
-	prepare_parent(_metadata, &self->run);
-}
-
-FIXTURE_TEARDOWN(classic_spawn)
-{
-}
-
-TEST_F(flag_spawn, flag_resets_caught_handlers_before_exec)
-{
-	if (spawn_self(_metadata, &self->run, SPAWN_FLAG))
+	if (spawn_self(_metadata, &self->run, variant->strategy))
 		check_caught_reset(_metadata, &self->run);
 }
 
-TEST_F(flag_spawn, flag_keeps_ignored_signals_ignored)
+TEST_F(spawn, keeps_ignored_signals_ignored)
 {
-	if (spawn_self(_metadata, &self->run, SPAWN_FLAG))
+	if (spawn_self(_metadata, &self->run, variant->strategy))
 		check_ignored_kept(_metadata, &self->run);
 }
 
-TEST_F(flag_spawn, flag_child_gets_parent_mask_before_exec)
+TEST_F(spawn, child_gets_parent_mask_before_exec)
 {
-	if (spawn_self(_metadata, &self->run, SPAWN_FLAG))
-		EXPECT_EQ(self->run.mask, self->run.view.mask);
+	if (spawn_self(_metadata, &self->run, variant->strategy))
+		check_mask_passed(_metadata, &self->run);
 }
 
-TEST_F(flag_spawn, flag_spawned_program_runs)
+TEST_F(spawn, spawned_program_runs)
 {
-	if (spawn_self(_metadata, &self->run, SPAWN_FLAG))
+	if (spawn_self(_metadata, &self->run, variant->strategy))
 		check_ran(_metadata, &self->run);
 }
 
-TEST_F(flag_spawn, flag_parent_keeps_handlers_and_mask)
+TEST_F(spawn, parent_keeps_handlers_and_mask)
 {
-	if (spawn_self(_metadata, &self->run, SPAWN_FLAG))
+	if (spawn_self(_metadata, &self->run, variant->strategy))
 		check_parent_kept(_metadata, &self->run);
 }
 
-TEST_F(flag_spawn, flag_reports_exec_failure)
+TEST_F(spawn, reports_exec_failure)
 {
-	check_exec_failure(_metadata, &self->run, SPAWN_FLAG);
+	check_exec_failure(_metadata, &self->run, variant->strategy);
 }
 
-/* The flag saves the child one rt_sigaction() per signal at least. */
-TEST_F(flag_spawn, flag_spares_child_signal_syscalls)
+/*
+ * The flag saves the child one rt_sigaction() per signal at least.  It
+ * compares the two strategies, so it is no variant: global.flag_*.
+ */
+TEST(flag_spares_child_signal_syscalls)
 {
+	struct spawn_run run;
 	unsigned long classic, flag;
 
-	if (!spawn_self(_metadata, &self->run, SPAWN_CLASSIC))
+	prepare_parent(_metadata, &run);
+	if (!spawn_self(_metadata, &run, SPAWN_CLASSIC))
 		return;
-	classic = self->run.sig_calls;
-	self->run.sig_calls = 0;
-	if (!spawn_self(_metadata, &self->run, SPAWN_FLAG))
+	classic = run.sig_calls;
+	run.sig_calls = 0;
+	if (!spawn_self(_metadata, &run, SPAWN_FLAG))
 		return;
-	flag = self->run.sig_calls;
+	flag = run.sig_calls;
 	TH_LOG("signal syscalls in the child: classic %lu, flag %lu",
 	       classic, flag);
 	EXPECT_EQ(1, flag);
 	EXPECT_LE(flag + 100, classic);
-}
-
-TEST_F(classic_spawn, classic_resets_caught_handlers_before_exec)
-{
-	if (spawn_self(_metadata, &self->run, SPAWN_CLASSIC))
-		check_caught_reset(_metadata, &self->run);
-}
-
-TEST_F(classic_spawn, classic_keeps_ignored_signals_ignored)
-{
-	if (spawn_self(_metadata, &self->run, SPAWN_CLASSIC))
-		check_ignored_kept(_metadata, &self->run);
-}
-
-TEST_F(classic_spawn, classic_child_gets_parent_mask_before_exec)
-{
-	if (spawn_self(_metadata, &self->run, SPAWN_CLASSIC))
-		EXPECT_EQ(self->run.mask, self->run.view.mask);
-}
-
-TEST_F(classic_spawn, classic_spawned_program_runs)
-{
-	if (spawn_self(_metadata, &self->run, SPAWN_CLASSIC))
-		check_ran(_metadata, &self->run);
-}
-
-TEST_F(classic_spawn, classic_parent_keeps_handlers_and_mask)
-{
-	if (spawn_self(_metadata, &self->run, SPAWN_CLASSIC))
-		check_parent_kept(_metadata, &self->run);
-}
-
-TEST_F(classic_spawn, classic_reports_exec_failure)
-{
-	check_exec_failure(_metadata, &self->run, SPAWN_CLASSIC);
 }
 
 TEST_HARNESS_MAIN

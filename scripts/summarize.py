@@ -1,21 +1,32 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Hold the per (variant, arch) results written by ktap-report.py against
-the gate's expectations and print one table.
+"""Hold the per (variant, row) results written by ktap-report.py against
+the gate's expectations and print one table.  A row is an arch (x86_64)
+or an arch's compat ABI (x86_64-ia32, shown as x86_64/ia32); results are
+read from <results>/<variant>/<row>.json.
 
-gate mode:    base must fail, only in our flag_* subtests; patched must
-              pass.  Writes <results>/summary.md.
+gate mode:    base must fail, only in our subtests that need the flag (a
+              name component 'flag' or 'flag_*'); patched must pass.
+              Writes <results>/summary.md, summary.json and junit.xml
+              (the testsuites of every row).
 mutants mode: every mutant must be killed by our suite (the run completes
-              and one of our programs or subtests fails) on every arch.
-              The upstream suite's failures are shown beside ours, and
-              so are our tests that no mutant failed (a test that cannot
-              fail is a defect, unless it is a control).
-              Writes <results>/mutants.md, and mutants.json with every
-              killing test.
+              and one of our programs or subtests fails) on every row, or,
+              when its patch has a line "Killed-on: <rows>", on those rows
+              and must survive on the others.  The upstream suite's
+              failures are shown beside ours, and so are our tests that no
+              mutant failed (a test that cannot fail is a defect, unless
+              it is a control).  Writes <results>/mutants.md, and
+              mutants.json with every killing test.
+--merge:      the same over the results directories of several shards
+              (each with the meta.json of results_meta.py), written to
+              --out; shards of different series, suite or project commits
+              (or modes, or trees) are refused.
 
 The last line is "N passed, N failed" (one per expectation).  Exit 0 when
-every expectation holds, 1 otherwise, 2 on bad usage.
+every expectation holds, 1 otherwise, 2 on bad usage or a refused merge.
 """
+
+from __future__ import annotations
 
 import argparse
 import glob
@@ -23,47 +34,39 @@ import json
 import os
 import re
 import sys
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Tuple
 
 from atomic_write import write_atomic
+from gate_results import (IDENTITY, NAME_RE, Meta, MetaError, Result,
+                          file_sha256, load_result, needs_flag, result_path,
+                          row_label)
+from ktap_junit import merge_junit, row_title
 
 USAGE = ('summarize.py --results build/results --mode gate|mutants '
-         '[--arches "x86_64 arm64 riscv64"] [--variants "..."] '
+         '[--arches "x86_64 x86_64-ia32 arm64 ..."] [--variants "..."] '
+         '[--tree NAME] [--mutants-dir patches/mutants]\n'
+         '       summarize.py --merge DIR... --out DIR --mode gate|mutants '
+         '--expect-rows "x86_64 ..." [--variants "..."] [--tree NAME] '
          '[--mutants-dir patches/mutants]')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-NAME_RE = re.compile(r'^[A-Za-z0-9_.+-]+$')
+GATE_VARIANTS = ('base', 'patched')
+
+Loader = Callable[[str, str], Result]
 
 
 class UsageError(Exception):
     pass
 
 
-def load(results, variant, arch):
-    """-> (result dict or None, why it is missing)."""
-    path = os.path.join(results, variant, arch + '.json')
-    try:
-        with open(path, encoding='utf-8') as f:
-            data = json.load(f)
-    except FileNotFoundError:
-        return None, 'no result (%s missing)' % path
-    except (OSError, ValueError) as e:
-        return None, 'unreadable result %s: %s' % (path, e)
-    progs = data.get('programs') if isinstance(data, dict) else None
-    if not isinstance(progs, dict) or data.get('status') not in \
-            ('pass', 'fail', 'error') or not all(
-                isinstance(p, dict) and isinstance(p.get('subtests', {}),
-                                                   dict)
-                for p in progs.values()):
-        return None, 'malformed result %s' % path
-    return data, None
+class Refused(Exception):
+    """Shards that must not be merged: exit 2, one line."""
 
 
-def needs_flag(subtest):
-    """kselftest_harness names are fixture[.variant].test: a test, or a
-    fixture or variant, named flag_* needs CLONE_CLEAR_SIGHAND."""
-    return any(part.startswith('flag_') for part in subtest.split('.'))
+# -- gate mode ------------------------------------------------------------
 
-
-def failed_items(data, suite):
+def failed_items(data: dict, suite: str) -> Tuple[List[str], List[str]]:
     """Failed subtests and programs of one suite ('ours' or 'upstream').
 
     Returns (subtests, programs): "program:subtest" for every failed
@@ -82,13 +85,13 @@ def failed_items(data, suite):
     return subs, progs
 
 
-def expect_base(data):
+def expect_base(data: dict) -> Optional[str]:
     """-> None when as expected, else the reason."""
     if data['status'] != 'fail':
         return '%s, expected fail: %s' % (data['status'], data.get('reason'))
     subs, progs = failed_items(data, 'ours')
     if progs:
-        return 'our programs failed outside a flag_ subtest: ' + \
+        return 'our programs failed outside a flag test: ' + \
             ', '.join(progs)
     if not subs:
         return 'none of our subtests failed (only upstream ones)'
@@ -99,29 +102,144 @@ def expect_base(data):
     return None
 
 
-def expect_patched(data):
+def expect_patched(data: dict) -> Optional[str]:
     if data['status'] != 'pass':
         return '%s: %s' % (data['status'], data.get('reason'))
     return None
 
 
-def timed_out(data, item):
+@dataclass
+class Cell:
+    """One expectation: a (variant, row) of the matrix."""
+    variant: str
+    row: str
+    label: str
+    ok: bool
+    text: str                   # the table's cell
+    status: str                 # pass, fail, error, missing
+    reason: Optional[str]       # the result's own reason
+    result: Result = field(repr=False)
+
+    def to_json(self) -> dict:
+        return {'variant': self.variant, 'row': self.row,
+                'label': self.label, 'as_expected': self.ok,
+                'text': self.text, 'status': self.status,
+                'reason': self.reason}
+
+
+def gate_cells(load: Loader, variants: List[str],
+               rows: List[str]) -> List[Cell]:
+    cells = []
+    for variant in variants:
+        for row in rows:
+            res = load(variant, row)
+            if res.data is None:
+                why = res.why
+            elif variant == 'base':
+                why = expect_base(res.data)
+            else:
+                why = expect_patched(res.data)
+            cells.append(Cell(
+                variant, row, row_label(row), why is None,
+                'as expected' if why is None else 'UNEXPECTED: ' + why,
+                res.status, res.data.get('reason') if res.data else None,
+                res))
+    return cells
+
+
+def md_table(header: List[str], rows: List[List[str]]) -> List[str]:
+    def cell(text):
+        return str(text).replace('|', '\\|').replace('\n', ' ')
+    out = ['| ' + ' | '.join(cell(h) for h in header) + ' |',
+           '|' + '---|' * len(header)]
+    out += ['| ' + ' | '.join(cell(c) for c in row) + ' |' for row in rows]
+    return out
+
+
+def title(kind: str, axes: str, tree: Optional[str]) -> str:
+    """# clone3 gate on 6.1: variant x row"""
+    return '# clone3 %s%s: %s' % (kind, ' on ' + tree if tree else '', axes)
+
+
+def closing(cells_ok: List[bool]) -> str:
+    passed = sum(cells_ok)
+    return '%d passed, %d failed' % (passed, len(cells_ok) - passed)
+
+
+def gate_text(cells: List[Cell], variants: List[str], rows: List[str],
+              tree: Optional[str], notes: List[str]) -> str:
+    table = []
+    for variant in variants:
+        table.append([variant] + [c.text for c in cells
+                                  if c.variant == variant])
+    lines = [title('gate', 'variant x row', tree), '',
+             "base: must fail, only in our tests that need the flag (a "
+             "name component 'flag' or 'flag_*'); patched: must pass.", '']
+    lines += md_table(['variant'] + [row_label(r) for r in rows], table)
+    details = ['- %s/%s: %s: %s' % (c.variant, c.label, c.status, c.reason)
+               for c in cells if c.result.data is not None]
+    if details:
+        lines += ['', 'Results (<variant>/<row>.*):', ''] + details
+    if notes:
+        lines += [''] + ['- ' + n for n in notes]
+    lines += ['', closing([c.ok for c in cells])]
+    return '\n'.join(lines) + '\n'
+
+
+def junit_of(cells: List[Cell], tree: Optional[str]) -> bytes:
+    """The testsuites of every row; a row without a readable JUnit file is
+    one error testsuite."""
+    docs, errors = [], []
+    for c in cells:
+        try:
+            docs.append(ET.parse(c.result.xml_path).getroot())
+            continue
+        except (OSError, ET.ParseError):
+            pass
+        errors.append((row_title(c.variant, c.label, tree),
+                       c.result.why or 'no JUnit file %s' %
+                       c.result.xml_path))
+    return merge_junit('clone3 gate' + (' ' + tree if tree else ''), docs,
+                       errors)
+
+
+def write_gate(out: str, cells: List[Cell], variants: List[str],
+               rows: List[str], tree: Optional[str], notes: List[str],
+               extra: Optional[dict] = None) -> int:
+    text = gate_text(cells, variants, rows, tree, notes)
+    record = {'mode': 'gate', 'tree': tree, 'variants': variants,
+              'rows': rows, 'cells': [c.to_json() for c in cells],
+              'notes': notes, 'closing': closing([c.ok for c in cells])}
+    record.update(extra or {})
+    write_atomic(os.path.join(out, 'summary.md'), text)
+    write_atomic(os.path.join(out, 'summary.json'),
+                 json.dumps(record, indent=2) + '\n')
+    write_atomic(os.path.join(out, 'junit.xml'), junit_of(cells, tree))
+    print(text, end='')
+    return 0 if all(c.ok for c in cells) else 1
+
+
+# -- mutants mode ---------------------------------------------------------
+
+def timed_out(data: dict, item: str) -> bool:
     prog = data['programs'].get(item.split(' (', 1)[0], {})
     return prog.get('result') == 'timeout'
 
 
-def some(items, n=3):
+def some(items: List[str], n: int = 3) -> str:
     """At most n items, then how many more."""
     shown = items[:n] + (['+%d more' % (len(items) - n)]
                          if len(items) > n else [])
     return ', '.join(shown)
 
 
-def mutant_cell(data):
-    """-> dict: killed, upstream_killed, ours/upstream (failed tests),
-    ours_text/upstream_text (the matrix cells)."""
+def mutant_cell(data: dict) -> dict:
+    """-> dict: killed, upstream_killed, killers, ours/upstream (failed
+    tests), ours_text/upstream_text (the matrix cells, for a row where
+    the mutant must be killed)."""
     cell = {'status': data['status'], 'killed': False,
-            'upstream_killed': False, 'ours': [], 'upstream': []}
+            'upstream_killed': False, 'ours': [], 'upstream': [],
+            'killers': [], 'timeouts': False}
     if data['status'] == 'error':
         cell['ours_text'] = 'ERROR: %s' % data.get('reason')
         cell['upstream_text'] = 'error'
@@ -134,10 +252,13 @@ def mutant_cell(data):
         usubs + [p for p in uprogs if not timed_out(data, p)])
     # A program that hit init's timeout proves nothing: not a kill.
     killers = subs + [p for p in progs if not timed_out(data, p)]
+    cell['killers'] = killers
     cell['killed'] = data['status'] == 'fail' and bool(killers)
+    cell['timeouts'] = data['status'] == 'fail' and bool(progs) and \
+        not killers
     if cell['killed']:
         cell['ours_text'] = 'killed by ' + some(killers)
-    elif data['status'] == 'fail' and progs:
+    elif cell['timeouts']:
         cell['ours_text'] = 'NOT KILLED, only timeouts: ' + some(progs)
     elif data['status'] == 'fail':
         cell['ours_text'] = 'SURVIVED (only upstream failed)'
@@ -146,110 +267,86 @@ def mutant_cell(data):
     return cell
 
 
-def md_table(header, rows):
-    def cell(text):
-        return str(text).replace('|', '\\|').replace('\n', ' ')
-    out = ['| ' + ' | '.join(cell(h) for h in header) + ' |',
-           '|' + '---|' * len(header)]
-    out += ['| ' + ' | '.join(cell(c) for c in row) + ' |' for row in rows]
-    return out
+def missing_cell(why: str) -> dict:
+    return {'status': 'missing', 'killed': False, 'upstream_killed': False,
+            'ours': [], 'upstream': [], 'killers': [], 'timeouts': False,
+            'ours_text': 'MISSING: ' + why, 'upstream_text': 'missing'}
 
 
-def gate(args):
-    passed = failed = 0
-    rows, details = [], []
-    for variant in args.variants:
-        row = [variant]
-        for arch in args.arches:
-            data, missing = load(args.results, variant, arch)
-            if data is not None:
-                details.append('- %s/%s: %s: %s' % (
-                    variant, arch, data['status'], data.get('reason')))
-            if data is None:
-                why = missing
-            elif variant == 'base':
-                why = expect_base(data)
-            elif variant == 'patched':
-                why = expect_patched(data)
-            else:
-                cell = mutant_cell(data)
-                why = None if cell['killed'] else cell['ours_text']
-            if why:
-                failed += 1
-                row.append('UNEXPECTED: ' + why)
-            else:
-                passed += 1
-                row.append('as expected')
-        rows.append(row)
-    lines = ['# clone3 gate: variant x arch', '',
-             'base: must fail, only in our flag_* tests; '
-             'patched: must pass.', '']
-    lines += md_table(['variant'] + args.arches, rows)
-    if details:
-        lines += ['', 'Results (build/results/<variant>/<arch>.*):', '']
-        lines += details
-    lines += ['', '%d passed, %d failed' % (passed, failed)]
-    text = '\n'.join(lines) + '\n'
-    write_atomic(os.path.join(args.results, 'summary.md'), text)
-    print(text, end='')
-    return 0 if failed == 0 else 1
+def held(cell: dict, must_kill: bool) -> Tuple[bool, str]:
+    """Whether a cell met its expectation, and the table's text."""
+    if must_kill:
+        return cell['killed'], cell['ours_text']
+    if cell['killed']:
+        return False, 'killed, but declared to survive here: ' + \
+            some(cell['killers'])
+    if cell['status'] in ('error', 'missing') or cell['timeouts']:
+        return False, cell['ours_text'] + ' (declared to survive here)'
+    return True, 'survives, as expected'
 
 
-def patch_headers(path):
-    """-> (subject, promise) from a mutant patch's header."""
-    subject, promise = None, None
+@dataclass
+class MutantPatch:
+    path: Optional[str]
+    subject: str
+    breaks: str
+    killed_on: Optional[List[str]]      # None: must be killed everywhere
+
+
+def read_patch(path: Optional[str], variant: str) -> MutantPatch:
+    """The header of a mutant patch (git format-patch), or of a plain
+    diff -u / git diff, which has none: then the file name is its
+    description.  Never fails: an unreadable patch is described as such."""
+    if path is None:
+        return MutantPatch(None, variant, '(patch not found)', None)
+    name = os.path.basename(path)
+    subject: Optional[str] = None
+    breaks: Optional[str] = None
+    killed_on: Optional[List[str]] = None
+    in_subject = False
     try:
         with open(path, encoding='utf-8', errors='replace') as f:
             for line in f:
                 line = line.rstrip('\n')
-                if line.startswith('diff --git') or line == '---':
+                if line == '---' or line.startswith(
+                        ('diff ', '--- ', '+++ ', '@@ ', 'Index: ')):
                     break
+                if in_subject and line[:1] in (' ', '\t'):
+                    subject += ' ' + line.strip()
+                    continue
+                in_subject = False
+                text = line.strip()
                 if subject is None and line.startswith('Subject:'):
                     subject = re.sub(r'^\[[^]]*\]\s*', '',
                                      line[len('Subject:'):].strip())
-                elif promise is None and line.strip().startswith('Breaks:'):
-                    promise = line.strip()[len('Breaks:'):].strip()
-    except OSError:
-        pass
-    return subject or os.path.basename(path), promise or '(no Breaks: line)'
+                    in_subject = True
+                elif breaks is None and text.startswith('Breaks:'):
+                    breaks = text[len('Breaks:'):].strip()
+                elif killed_on is None and text.startswith('Killed-on:'):
+                    words = text[len('Killed-on:'):].split()
+                    killed_on = [w for w in words if NAME_RE.match(w)] \
+                        or None
+    except (OSError, ValueError):
+        breaks = breaks or '(unreadable patch)'
+    return MutantPatch(path, subject or name, breaks or '(no Breaks: line)',
+                       killed_on)
 
 
-def find_patch(variant, by_name):
-    """The patch of a result variant: same stem, or a stem it ends with."""
-    if variant in by_name:
-        return by_name[variant]
-    for stem, path in sorted(by_name.items()):
-        short = re.sub(r'^\d+-', '', stem)
-        if variant in ('mutant-' + stem, 'mutant-' + short):
-            return path
-    return None
-
-
-def mutant_list(args):
-    """-> list of (variant name, patch path or None)."""
+def mutant_list(args) -> List[Tuple[str, Optional[str]]]:
+    """-> list of (variant name, patch path or None).  mutants.sh runs
+    the patch <dir>/<stem>.patch as the variant mutant-<stem>."""
     patches = sorted(glob.glob(os.path.join(args.mutants_dir, '*.patch')))
-    by_name = {os.path.basename(p)[:-len('.patch')]: p for p in patches}
+    by_stem = {os.path.basename(p)[:-len('.patch')]: p for p in patches}
     if args.variants_given:
-        return [(v, find_patch(v, by_name)) for v in args.variants]
+        return [(v, by_stem.get(v[len('mutant-'):]) if
+                 v.startswith('mutant-') else None) for v in args.variants]
     if not patches:
         raise UsageError('no mutant patches (*.patch) in %s' %
                          args.mutants_dir)
-    return [(result_name(args.results, stem), path)
-            for stem, path in sorted(by_name.items())]
+    return [('mutant-' + stem, path) for stem, path in by_stem.items()]
 
 
-def result_name(results, stem):
-    """The variant a mutant patch ran as: mutant-<stem> (run-variant.sh),
-    or <stem>, or mutant-<stem without its number>; the first that has
-    results, else mutant-<stem>."""
-    short = re.sub(r'^\d+-', '', stem)
-    for name in ('mutant-' + stem, stem, 'mutant-' + short):
-        if os.path.isdir(os.path.join(results, name)):
-            return name
-    return 'mutant-' + stem
-
-
-def our_subtests(data):
+def our_subtests(data: dict) -> set:
     """Every subtest of our suite that ran, as "program:subtest"."""
     return {'%s:%s' % (name, sub)
             for name, prog in data.get('programs', {}).items()
@@ -257,67 +354,192 @@ def our_subtests(data):
             for sub in prog.get('subtests', {})}
 
 
-def mutants(args):
-    passed = failed = 0
+def mutants(load: Loader, args, out: str, notes: List[str]) -> int:
+    rows: List[str] = args.arches
+    ok_cells: List[bool] = []
+    kills = must = up_kills = 0
     ours_rows, up_rows, heads = [], [], []
-    up_kills = 0
-    record = {}
+    record: Dict[str, dict] = {}
     ran, failed_somewhere = set(), set()
-    for variant, patch in mutant_list(args):
-        subject, promise = patch_headers(patch) if patch else \
-            (variant, '(patch not found)')
-        heads.append('- **%s**: %s. Breaks: %s' % (variant, subject,
-                                                   promise))
-        record[variant] = {'subject': subject, 'breaks': promise,
-                           'arches': {}}
+    for variant, path in mutant_list(args):
+        patch = read_patch(path, variant)
+        head = '- **%s**: %s. Breaks: %s' % (variant, patch.subject,
+                                             patch.breaks)
+        if patch.killed_on:
+            head += '. Killed-on: %s' % ' '.join(patch.killed_on)
+            absent = [r for r in patch.killed_on if r not in rows]
+            if absent:
+                head += ' (not run here: %s)' % ' '.join(absent)
+        heads.append(head)
+        record[variant] = {'subject': patch.subject, 'breaks': patch.breaks,
+                           'killed_on': patch.killed_on, 'arches': {}}
         ours, ups = [variant], [variant]
-        for arch in args.arches:
-            data, missing = load(args.results, variant, arch)
-            if data is None:
-                cell = {'status': 'missing', 'killed': False,
-                        'upstream_killed': False, 'ours': [],
-                        'upstream': [], 'ours_text': 'MISSING: ' + missing,
-                        'upstream_text': 'missing'}
+        for row in rows:
+            res = load(variant, row)
+            if res.data is None:
+                cell = missing_cell(res.why)
             else:
-                cell = mutant_cell(data)
-                ran |= our_subtests(data)
+                cell = mutant_cell(res.data)
+                ran |= our_subtests(res.data)
                 failed_somewhere |= set(cell['ours'])
-            passed += cell['killed']
-            failed += not cell['killed']
-            up_kills += cell['upstream_killed']
-            ours.append(cell['ours_text'])
+            must_kill = patch.killed_on is None or row in patch.killed_on
+            ok, text = held(cell, must_kill)
+            ok_cells.append(ok)
+            if must_kill:
+                must += 1
+                kills += cell['killed']
+                up_kills += cell['upstream_killed']
+            ours.append(text)
             ups.append(cell['upstream_text'])
-            record[variant]['arches'][arch] = {
-                k: cell[k] for k in ('status', 'killed', 'upstream_killed',
-                                     'ours', 'upstream')}
+            entry = {k: cell[k] for k in ('status', 'killed',
+                                          'upstream_killed', 'ours',
+                                          'upstream')}
+            entry.update(expected='killed' if must_kill else 'survives',
+                         as_expected=ok)
+            record[variant]['arches'][row] = entry
         ours_rows.append(ours)
         up_rows.append(ups)
-    cells = passed + failed
 
     def rate(n):
-        return '%d/%d (%.0f%%)' % (n, cells, 100.0 * n / cells if cells
-                                   else 0)
-    lines = ['# clone3 mutants: mutant x arch', ''] + heads + ['']
+        return '%d/%d (%.0f%%)' % (n, must, 100.0 * n / must if must else 0)
+    header = ['mutant'] + [row_label(r) for r in rows]
+    lines = [title('mutants', 'mutant x row', args.tree), ''] + heads + ['']
     lines += ['## Our suite (killing tests)', '']
-    lines += md_table(['mutant'] + args.arches, ours_rows)
-    lines += ['', 'Kill rate, our suite: ' + rate(passed), '']
+    lines += md_table(header, ours_rows)
+    lines += ['', 'Kill rate, our suite: ' + rate(kills), '']
     lines += ['## Upstream suite (failed programs/subtests)', '']
-    lines += md_table(['mutant'] + args.arches, up_rows)
+    lines += md_table(header, up_rows)
     lines += ['', 'Kill rate, upstream suite: ' + rate(up_kills), '']
     unkilled = sorted(ran - failed_somewhere)
     lines += ['## Our tests that no mutant failed', '']
     lines += ['- ' + t for t in unkilled] or ['none']
-    lines += ['']
-    lines += ['%d passed, %d failed' % (passed, failed)]
+    if notes:
+        lines += [''] + ['- ' + n for n in notes]
+    lines += ['', closing(ok_cells)]
     text = '\n'.join(lines) + '\n'
-    write_atomic(os.path.join(args.results, 'mutants.md'), text)
-    write_atomic(os.path.join(args.results, 'mutants.json'),
+    write_atomic(os.path.join(out, 'mutants.md'), text)
+    write_atomic(os.path.join(out, 'mutants.json'),
                  json.dumps(record, indent=2) + '\n')
     print(text, end='')
-    return 0 if failed == 0 else 1
+    return 0 if all(ok_cells) else 1
 
 
-def names(value, what):
+# -- one results directory, or the merge of shards ------------------------
+
+def tree_of(results: str, args, cells_of: List[Result]) -> Optional[str]:
+    """--tree, else meta.json's, else the one the results name."""
+    if args.tree:
+        return args.tree
+    try:
+        return Meta.read(results).tree
+    except MetaError:
+        pass
+    trees = sorted({r.data.get('tree') for r in cells_of
+                    if r.data and r.data.get('tree')})
+    return ', '.join(trees) or None
+
+
+def single(args) -> int:
+    def load(variant, row):
+        return load_result(args.results, variant, row)
+    if args.mode == 'gate':
+        results = [load(v, r) for v in args.variants for r in args.arches]
+        tree = tree_of(args.results, args, results)
+        cells = gate_cells(load, args.variants, args.arches)
+        return write_gate(args.results, cells, args.variants, args.arches,
+                          tree, [])
+    args.tree = tree_of(args.results, args, [])
+    return mutants(load, args, args.results, [])
+
+
+def read_shards(args) -> Tuple[Dict[Tuple[str, str], Result], List[str],
+                               Optional[str]]:
+    """-> (variant, row) -> result, notes, tree.  Raises Refused when the
+    shards do not belong together."""
+    metas: List[Tuple[str, Meta]] = []
+    notes: List[str] = []
+    for d in args.merge:
+        try:
+            metas.append((d, Meta.read(d)))
+        except MetaError as e:
+            notes.append('shard not used: %s' % e)
+    for d, meta in metas:
+        if meta.mode != args.mode:
+            raise Refused('shard %s is a %s run, not %s' % (d, meta.mode,
+                                                            args.mode))
+    for key in IDENTITY + ('tree',):
+        seen: Dict[Optional[str], str] = {}
+        for d, meta in metas:
+            seen.setdefault(getattr(meta, key), d)
+        if len(seen) > 1:
+            (a, da), (b, db) = list(seen.items())[:2]
+            raise Refused('shards of different %s: %s in %s, %s in %s' % (
+                key if key == 'tree' else key + ' commits', a, da, b, db))
+    tree = metas[0][1].tree if metas else None
+    if args.tree and metas and tree != args.tree:
+        raise Refused('the shards are of tree %s, not --tree %s' % (
+            tree, args.tree))
+    found: Dict[Tuple[str, str], Result] = {}
+    origin: Dict[Tuple[str, str], Tuple[str, str]] = {}
+    for d, meta in metas:
+        for key, entry in sorted(meta.results.items()):
+            variant, _, row = key.partition('/')
+            res = load_result(d, variant, row)
+            digest = None
+            if res.data is not None:
+                digest = file_sha256(res.path)
+                if not isinstance(entry, dict) or \
+                        digest != entry.get('sha256'):
+                    res = Result(variant, row, res.path,
+                                 why='result %s changed after its shard\'s '
+                                 'meta.json was written' % res.path)
+            k = (variant, row)
+            if k in found:
+                if digest is None or origin[k][1] != digest:
+                    raise Refused('%s is in two shards with different '
+                                  'results: %s and %s' % (
+                                      key, origin[k][0], d))
+                continue
+            found[k] = res
+            origin[k] = (d, digest or '')
+    return found, notes, tree or args.tree
+
+
+def merge(args) -> int:
+    found, notes, tree = read_shards(args)
+    args.tree = tree
+    asked = set()
+
+    def load(variant, row):
+        asked.add((variant, row))
+        if (variant, row) in found:
+            return found[(variant, row)]
+        return Result(variant, row, result_path('<shards>', variant, row),
+                      why='no shard has a result for %s/%s' % (variant,
+                                                               row))
+    os.makedirs(args.out, exist_ok=True)
+    if args.mode == 'gate':
+        cells = gate_cells(load, args.variants, args.arches)
+        notes += unasked(found, asked)
+        return write_gate(args.out, cells, args.variants, args.arches,
+                          tree, notes, {'shards': args.merge})
+    # mutants() reads the cells while it prints: list the extras first
+    for variant, _ in mutant_list(args):
+        for row in args.arches:
+            asked.add((variant, row))
+    notes += unasked(found, asked)
+    return mutants(load, args, args.out, notes)
+
+
+def unasked(found: Dict[Tuple[str, str], Result], asked: set) -> List[str]:
+    extra = sorted('%s/%s' % k for k in found if k not in asked)
+    if not extra:
+        return []
+    return ['results in the shards that are not expected here, not '
+            'counted: ' + ', '.join(extra)]
+
+
+def names(value: str, what: str) -> List[str]:
     items = value.split()
     for item in items:
         if not NAME_RE.match(item):
@@ -331,21 +553,48 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(usage=USAGE, description=__doc__,
                                      formatter_class=argparse.
                                      RawDescriptionHelpFormatter)
-    parser.add_argument('--results', required=True)
+    parser.add_argument('--results')
+    parser.add_argument('--merge', nargs='+', metavar='DIR')
+    parser.add_argument('--out')
+    parser.add_argument('--expect-rows')
     parser.add_argument('--mode', required=True, choices=('gate', 'mutants'))
-    parser.add_argument('--arches', default='x86_64 arm64 riscv64')
+    parser.add_argument('--arches', default=None)
     parser.add_argument('--variants', default=None)
+    parser.add_argument('--tree', default=None)
     parser.add_argument('--mutants-dir',
                         default=os.path.join(REPO, 'patches', 'mutants'))
     args = parser.parse_args(argv)
-    args.arches = names(args.arches, 'arches')
+    if args.merge:
+        if args.results or args.arches:
+            raise UsageError('--merge takes --expect-rows and --out, not '
+                             '--results or --arches')
+        if not args.out or not args.expect_rows:
+            raise UsageError('--merge needs --out DIR and --expect-rows')
+        for d in args.merge:
+            if not os.path.isdir(d):
+                raise UsageError('no shard directory at %s' % d)
+        args.arches = names(args.expect_rows, 'expect-rows')
+    else:
+        if not args.results:
+            raise UsageError('--results DIR (or --merge DIR...) is needed')
+        if args.out or args.expect_rows:
+            raise UsageError('--out and --expect-rows are for --merge')
+        if not os.path.isdir(args.results):
+            raise UsageError('no results directory at %s' % args.results)
+        args.arches = names(args.arches or 'x86_64 arm64 riscv64',
+                            'arches')
+    if args.tree is not None and not NAME_RE.match(args.tree):
+        raise UsageError('bad --tree %r' % args.tree)
     args.variants_given = args.variants is not None
     if args.variants_given:
         args.variants = names(args.variants, 'variants')
     elif args.mode == 'gate':
-        args.variants = ['base', 'patched']
-    if not os.path.isdir(args.results):
-        raise UsageError('no results directory at %s' % args.results)
+        args.variants = list(GATE_VARIANTS)
+    if args.mode == 'gate':
+        bad = [v for v in args.variants if v not in GATE_VARIANTS]
+        if bad:
+            raise UsageError('gate mode has the variants base and patched, '
+                             'not %s' % ' '.join(bad))
     if args.mode == 'mutants' and not args.variants_given and \
             not os.path.isdir(args.mutants_dir):
         raise UsageError('no mutants directory at %s' % args.mutants_dir)
@@ -355,10 +604,13 @@ def parse_args(argv):
 def main(argv):
     try:
         args = parse_args(argv)
-        return gate(args) if args.mode == 'gate' else mutants(args)
+        return merge(args) if args.merge else single(args)
     except UsageError as e:
         print('error: %s' % e, file=sys.stderr)
         print('usage: ' + USAGE, file=sys.stderr)
+        return 2
+    except Refused as e:
+        print('error: refusing to merge: %s' % e, file=sys.stderr)
         return 2
     except OSError as e:
         print('error: %s' % e, file=sys.stderr)

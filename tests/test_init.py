@@ -47,8 +47,8 @@ PROGRAMS = {
 def setUpModule():
     global INIT, BUILD
     BUILD = tempfile.mkdtemp(prefix='init-test-build.')
-    subprocess.run(['make', '-s', '-C', os.path.join(REPO, 'qemu-images',
-                                                      'init'),
+    subprocess.run(['make', '-s', '-C',
+                    os.path.join(REPO, 'qemu-images', 'init'),
                     'OUT=' + BUILD], check=True)
     INIT = os.path.join(BUILD, 'init')
 
@@ -61,8 +61,8 @@ def sleepers():
     """PIDs of the 'sleep 300' the fake programs start."""
     out = subprocess.run(['ps', '-eo', 'pid=,args='], capture_output=True,
                          text=True, check=True).stdout
-    return [l for l in out.splitlines() if l.split(None, 1)[1:] ==
-            ['/bin/sleep 300']]
+    return [line for line in out.splitlines()
+            if line.split(None, 1)[1:] == ['/bin/sleep 300']]
 
 
 class InitTest(unittest.TestCase):
@@ -102,7 +102,7 @@ class InitTest(unittest.TestCase):
         self.assertRegex(lines[0],
                          r'^CLONE3-GATE-BEGIN arch=\S+ programs=5$')
         self.assertEqual(lines[1:3], ['KTAP version 1', '1..5'])
-        results = [l for l in lines if re.match(r'^(not )?ok ', l)]
+        results = [x for x in lines if re.match(r'^(not )?ok ', x)]
         self.assertEqual(results, [
             'ok 1 good', 'not ok 2 bad # exit=1', 'ok 3 skipper # SKIP',
             'not ok 4 crash # signal=SIGSEGV',
@@ -122,7 +122,7 @@ class InitTest(unittest.TestCase):
         lines = proc.stdout.splitlines()
         self.assertIn('    no newline at end', lines)
         self.assertIn('    to-stderr', lines)
-        xs = ''.join(l[4:] for l in lines if l.startswith('    x'))
+        xs = ''.join(x[4:] for x in lines if x.startswith('    x'))
         self.assertEqual(xs, 'x' * 10000)
 
     def test_environment_path_and_cwd(self):

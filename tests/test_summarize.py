@@ -20,7 +20,12 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, HERE)
 import taprunner  # noqa: E402
 
-SUMMARIZE = os.path.join(os.path.dirname(HERE), 'scripts', 'summarize.py')
+SCRIPTS = os.path.join(os.path.dirname(HERE), 'scripts')
+SUMMARIZE = os.path.join(SCRIPTS, 'summarize.py')
+META = os.path.join(SCRIPTS, 'results_meta.py')
+REPORT = os.path.join(SCRIPTS, 'ktap-report.py')
+sys.path.insert(0, SCRIPTS)
+from gate_results import needs_flag  # noqa: E402
 
 
 def prog(suite, result='pass', detail='', **subtests):
@@ -162,26 +167,28 @@ class SummarizeTest(unittest.TestCase):
         self.write_mutant('04-upstream', 'mutant: upstream only', 'x')
         self.write_mutant('05-timeout', 'mutant: hangs', 'y')
         for arch in ('x86_64', 'arm64'):
-            self.put('01-killed', arch, BASE_OK)
-            self.put('02-survives', arch, PATCHED_OK)
-            self.put('03-panics', arch, result('error', 'kernel panic'))
-            self.put('04-upstream', arch, result('fail', clone3=prog(
+            self.put('mutant-01-killed', arch, BASE_OK)
+            self.put('mutant-02-survives', arch, PATCHED_OK)
+            self.put('mutant-03-panics', arch, result('error', 'kernel panic'))
+            self.put('mutant-04-upstream', arch, result('fail', clone3=prog(
                 'upstream', 'fail', 'exit=1', a='fail')))
-            self.put('05-timeout', arch, result('fail', clone3_fuzz=prog(
-                'ours', 'timeout', 'TIMEOUT 60 seconds')))
+            self.put('mutant-05-timeout', arch, result(
+                'fail', clone3_fuzz=prog('ours', 'timeout',
+                                         'TIMEOUT 60 seconds')))
         proc = self.summarize('mutants')
         out = proc.stdout
         self.assertEqual(proc.returncode, 1)
         self.assertEqual(out.splitlines()[-1], '2 passed, 8 failed')
-        self.assertIn('**01-killed**: mutant: killed. Breaks: the flag works',
-                      out)
+        self.assertIn('**mutant-01-killed**: mutant: killed. Breaks: the '
+                      'flag works', out)
         self.assertIn('killed by clone3_clear_sighand_abi:'
                       'global.flag_resets_handler', out)
-        self.assertIn('| 02-survives | SURVIVED | SURVIVED |', out)
+        self.assertIn('| mutant-02-survives | SURVIVED | SURVIVED |', out)
         self.assertIn('ERROR: kernel panic', out)
         self.assertIn('SURVIVED (only upstream failed)', out)
         self.assertIn('NOT KILLED, only timeouts', out)
-        self.assertIn('| 01-killed | clone3_clear_sighand (exit=1) |', out)
+        self.assertIn('| mutant-01-killed | clone3_clear_sighand (exit=1) |',
+                      out)
         self.assertIn('Kill rate, our suite: 2/10 (20%)', out)
         self.assertIn('Kill rate, upstream suite: 4/10 (40%)', out)
         self.assertTrue(os.path.isfile(os.path.join(self.results,
@@ -189,19 +196,21 @@ class SummarizeTest(unittest.TestCase):
         with open(os.path.join(self.results, 'mutants.json'),
                   encoding='utf-8') as f:
             record = json.load(f)
-        cell = record['01-killed']['arches']['arm64']
+        cell = record['mutant-01-killed']['arches']['arm64']
         self.assertTrue(cell['killed'])
         self.assertEqual(cell['ours'], [
             'clone3_clear_sighand_abi:global.flag_resets_handler'])
-        self.assertEqual(record['01-killed']['breaks'], 'the flag works')
-        self.assertEqual(record['03-panics']['arches']['x86_64']['status'],
-                         'error')
+        self.assertEqual(record['mutant-01-killed']['breaks'],
+                         'the flag works')
+        self.assertEqual(
+            record['mutant-03-panics']['arches']['x86_64']['status'],
+            'error')
 
     def test_long_killer_lists_are_cut_in_the_table(self):
         self.write_mutant('01-many', 'mutant: many', 'all')
         many = {'global.flag_%d' % i: 'fail' for i in range(6)}
         for arch in ('x86_64', 'arm64'):
-            self.put('01-many', arch, result('fail', clone3_fuzz=prog(
+            self.put('mutant-01-many', arch, result('fail', clone3_fuzz=prog(
                 'ours', 'fail', 'exit=1', **many)))
         proc = self.summarize('mutants')
         self.assertEqual(proc.returncode, 0, proc.stdout)
@@ -219,13 +228,14 @@ class SummarizeTest(unittest.TestCase):
     def test_tests_no_mutant_fails_are_listed(self):
         self.write_mutant('01-killed', 'mutant: killed', 'the flag works')
         for arch in ('x86_64', 'arm64'):
-            self.put('01-killed', arch, BASE_OK)
+            self.put('mutant-01-killed', arch, BASE_OK)
         proc = self.summarize('mutants')
         out = proc.stdout
         self.assertEqual(proc.returncode, 0, out)
         listed = out.split('## Our tests that no mutant failed', 1)[1]
-        self.assertIn('- clone3_clear_sighand_abi:global.no_flag_keeps_handler',
-                      listed)
+        self.assertIn(
+            '- clone3_clear_sighand_abi:global.no_flag_keeps_handler',
+            listed)
         self.assertNotIn('global.flag_resets_handler', listed)
         self.assertNotIn('clone3:', listed)     # upstream tests are not ours
         self.assertEqual(out.splitlines()[-1], '2 passed, 0 failed')
@@ -233,7 +243,7 @@ class SummarizeTest(unittest.TestCase):
     def test_no_unkilled_test_says_none(self):
         self.write_mutant('01-killed', 'mutant: killed', 'the flag works')
         for arch in ('x86_64', 'arm64'):
-            self.put('01-killed', arch, result('fail', clone3_fuzz=prog(
+            self.put('mutant-01-killed', arch, result('fail', clone3_fuzz=prog(
                 'ours', 'fail', 'exit=1', only='fail')))
         proc = self.summarize('mutants')
         self.assertIn('## Our tests that no mutant failed\n\nnone\n',
@@ -264,6 +274,131 @@ class SummarizeTest(unittest.TestCase):
         proc = self.summarize('gate', arches='x86_64')
         self.assertEqual(proc.returncode, 0, proc.stdout)
         self.assertEqual(proc.stdout.splitlines()[-1], '2 passed, 0 failed')
+
+    def test_needs_flag_rule(self):
+        for name in ('flag_abi.alone_accepted',
+                     'spawn.flag.resets_caught_handlers_before_exec',
+                     'flag_child.fork.resets_every_handler',
+                     'global.flag_resets_handler', 'flag'):
+            self.assertTrue(needs_flag(name), name)
+        for name in ('spawn.classic.x', 'global.flagged',
+                     'global.no_flag_keeps_handler', 'spawn.flags.x'):
+            self.assertFalse(needs_flag(name), name)
+
+    def test_base_failing_in_a_flag_component_is_as_expected(self):
+        self.gate_ok_everywhere()
+        self.put('base', 'arm64', result('fail', clone3_spawn_test=prog(
+            'ours', 'fail', 'exit=1', **{
+                'spawn.flag.resets_caught_handlers_before_exec': 'fail',
+                'flag_abi.alone_accepted': 'fail'})))
+        proc = self.summarize('gate')
+        self.assertEqual(proc.returncode, 0, proc.stdout)
+        self.put('base', 'arm64', result('fail', clone3_spawn_test=prog(
+            'ours', 'fail', 'exit=1', **{
+                'spawn.flag.resets': 'fail', 'spawn.classic.x': 'fail'})))
+        proc = self.summarize('gate')
+        self.assertEqual(proc.returncode, 1, proc.stdout)
+        self.assertIn('do not need the flag failed: '
+                      'clone3_spawn_test:spawn.classic.x', proc.stdout)
+
+    def test_compat_rows_are_labelled_and_the_tree_titled(self):
+        rows = 'x86_64 x86_64-ia32 i386'
+        for row in rows.split():
+            self.put('base', row, dict(BASE_OK, tree='6.1'))
+            self.put('patched', row, dict(PATCHED_OK, tree='6.1'))
+        proc = self.summarize('gate', arches=rows)
+        self.assertEqual(proc.returncode, 0, proc.stdout)
+        lines = proc.stdout.splitlines()
+        self.assertEqual(lines[0], '# clone3 gate on 6.1: variant x row')
+        self.assertIn('| variant | x86_64 | x86_64/ia32 | i386 |', lines)
+        self.assertEqual(lines[-1], '6 passed, 0 failed')
+        with open(os.path.join(self.results, 'summary.json'),
+                  encoding='utf-8') as f:
+            record = json.load(f)
+        self.assertEqual(record['tree'], '6.1')
+        self.assertEqual([c['label'] for c in record['cells']][:3],
+                         ['x86_64', 'x86_64/ia32', 'i386'])
+        proc = self.summarize('gate', '--tree', '6.12', arches=rows)
+        self.assertIn('# clone3 gate on 6.12:', proc.stdout)
+
+    def test_gate_mode_has_only_base_and_patched(self):
+        proc = self.summarize('gate', '--variants', 'base mutant-01-x')
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn('not mutant-01-x', proc.stderr)
+
+    def write_killed_on(self, name, rows):
+        with open(os.path.join(self.mutants, name + '.patch'), 'w',
+                  encoding='utf-8') as f:
+            f.write('From 0 Mon Sep 17 00:00:00 2001\nSubject: [PATCH] '
+                    'mutant: %s\n\nBreaks: compat only\nKilled-on: %s\n'
+                    '\n---\ndiff --git a/x b/x\n' % (name, rows))
+
+    def test_killed_on_rows_must_kill_and_others_must_survive(self):
+        self.write_killed_on('01-compat', 'i386 armv7')
+        self.write_killed_on('02-wrong', 'i386')
+        self.write_killed_on('03-error', 'i386')
+        for row in ('x86_64', 'i386'):
+            self.put('mutant-01-compat', row,
+                     BASE_OK if row == 'i386' else PATCHED_OK)
+            self.put('mutant-02-wrong', row, BASE_OK)
+            self.put('mutant-03-error', row, BASE_OK if row == 'i386' else
+                     result('error', 'kernel panic'))
+        proc = self.summarize('mutants', arches='x86_64 i386')
+        out = proc.stdout
+        self.assertEqual(proc.returncode, 1, out)
+        self.assertIn('| mutant-01-compat | survives, as expected | '
+                      'killed by clone3_clear_sighand_abi:', out)
+        self.assertIn('| mutant-02-wrong | killed, but declared to survive '
+                      'here: clone3_clear_sighand_abi:'
+                      'global.flag_resets_handler | killed by', out)
+        self.assertIn('| mutant-03-error | ERROR: kernel panic (declared to '
+                      'survive here) |', out)
+        self.assertIn('Killed-on: i386 armv7 (not run here: armv7)', out)
+        self.assertIn('Kill rate, our suite: 3/3 (100%)', out)
+        self.assertEqual(out.splitlines()[-1], '4 passed, 2 failed')
+        with open(os.path.join(self.results, 'mutants.json'),
+                  encoding='utf-8') as f:
+            record = json.load(f)
+        cell = record['mutant-01-compat']['arches']['x86_64']
+        self.assertEqual((cell['expected'], cell['as_expected']),
+                         ('survives', True))
+        self.assertEqual(record['mutant-01-compat']['killed_on'],
+                         ['i386', 'armv7'])
+
+    def test_without_killed_on_compat_rows_must_kill_too(self):
+        self.write_mutant('01-killed', 'mutant: killed', 'x')
+        self.put('mutant-01-killed', 'x86_64', BASE_OK)
+        self.put('mutant-01-killed', 'x86_64-ia32', PATCHED_OK)
+        proc = self.summarize('mutants', arches='x86_64 x86_64-ia32')
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn('| mutant | x86_64 | x86_64/ia32 |', proc.stdout)
+        self.assertIn('| SURVIVED |', proc.stdout)
+
+    def test_plain_diffs_are_mutants_named_by_their_file(self):
+        bodies = {
+            '01-plain': b'--- a/kernel/fork.c\t2024-01-01\n+++ b/kernel/'
+                        b'fork.c\n@@ -1 +1 @@\n-a\n+Subject: not me\n'
+                        b'+Breaks: nor me\n',
+            '02-gitdiff': b'diff --git a/kernel/fork.c b/kernel/fork.c\n'
+                          b'index 1..2 100644\n--- a/kernel/fork.c\n',
+            '03-binary': b'\xff\xfe\x00garbage\n--- a/x\n',
+            '04-empty': b'',
+        }
+        for name, body in bodies.items():
+            with open(os.path.join(self.mutants, name + '.patch'),
+                      'wb') as f:
+                f.write(body)
+            for arch in ('x86_64', 'arm64'):
+                self.put('mutant-' + name, arch, BASE_OK)
+        os.mkdir(os.path.join(self.mutants, '05-dir.patch'))
+        proc = self.summarize('mutants')
+        self.assertIn(proc.returncode, (0, 1), proc.stderr)
+        for name in bodies:
+            self.assertIn('- **mutant-%s**: %s.patch. Breaks: (no Breaks: '
+                          'line)' % (name, name), proc.stdout)
+        self.assertNotIn('not me', proc.stdout)
+        self.assertIn('**mutant-05-dir**: 05-dir.patch. Breaks: '
+                      '(unreadable patch)', proc.stdout)
 
     def test_bad_usage_exits_2(self):
         cases = [

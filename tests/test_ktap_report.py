@@ -262,6 +262,186 @@ class ReportTest(unittest.TestCase):
         r = self.run_report(os.path.join(out, 'x86_64.log'))
         self.assertEqual(r['status'], 'pass')
 
+    def two_documents(self, compat_tail=None, abi='ia32', after=''):
+        """The patched x86_64 log with its document run again as the
+        compat one; compat_tail cuts the compat document after so many
+        lines."""
+        with open(os.path.join(DATA, 'qemu-x86_64-patched.log'),
+                  encoding='utf-8') as f:
+            lines = f.read().replace('\r', '').splitlines()
+        end = next(i for i, x in enumerate(lines)
+                   if x.startswith('CLONE3-GATE-END'))
+        doc = lines[:end + 1]
+        compat = [doc[0].replace('programs=', 'abi=%s programs=' % abi)]
+        compat += doc[1:]
+        if compat_tail is not None:
+            compat = compat[:compat_tail]
+        native = [doc[0].replace('programs=', 'abi=native programs=')]
+        return self.write_log('\n'.join(native + doc[1:] + compat) + '\n' +
+                              after + 'reboot: Restarting system\n')
+
+    def run_compat(self, log, *extra, abi='ia32'):
+        native = self.run_report(log, '--compat', abi, *extra,
+                                 variant='patched')
+        base = os.path.join(self.tmp, 'results', 'patched', 'x86_64-' + abi)
+        with open(base + '.json', encoding='utf-8') as f:
+            compat = json.load(f)
+        self.compat_xml = ET.parse(base + '.xml').getroot()
+        with open(base + '.ktap', encoding='utf-8') as f:
+            self.compat_ktap = f.read()
+        self.assertFalse(os.path.exists(base + '.log'))
+        return native, compat
+
+    def test_compat_document_is_its_own_row(self):
+        native, compat = self.run_compat(self.two_documents())
+        self.assertEqual(native['status'], 'pass', native['reason'])
+        self.assertEqual(compat['status'], 'pass', compat['reason'])
+        self.assertEqual((native['row'], native['abi']),
+                         ('x86_64', 'native'))
+        self.assertEqual((compat['row'], compat['abi'], compat['arch']),
+                         ('x86_64/ia32', 'ia32', 'x86_64'))
+        self.assertEqual(compat['row_name'], 'x86_64-ia32')
+        self.assertEqual(compat['log'], 'x86_64.log')
+        self.assertEqual(native['log'], 'x86_64.log')
+        self.assertEqual(compat['counts']['subtests_pass'], 89)
+        self.assertEqual(self.compat_ktap, self.ktap)
+        names = [t.get('name') for t in self.compat_xml.iter('testsuite')]
+        self.assertIn('patched.x86_64/ia32.clone3_spawn_test', names)
+
+    def test_tree_is_in_json_and_junit(self):
+        native, compat = self.run_compat(self.two_documents(), '--tree',
+                                         '6.1')
+        self.assertEqual((native['tree'], compat['tree']), ('6.1', '6.1'))
+        suite = self.compat_xml.find('testsuite')
+        self.assertTrue(suite.get('name').startswith(
+            '6.1 patched x86_64/ia32.'), suite.get('name'))
+        props = {p.get('name'): p.get('value')
+                 for p in suite.iter('property')}
+        self.assertEqual(props, {'tree': '6.1', 'row': 'x86_64/ia32',
+                                 'variant': 'patched'})
+        self.assertEqual(self.compat_xml.get('name'),
+                         'clone3 6.1 patched x86_64/ia32')
+
+    def test_missing_compat_document_is_an_error_of_its_row_only(self):
+        native, compat = self.run_compat('qemu-x86_64-patched.log')
+        self.assertEqual(native['status'], 'pass', native['reason'])
+        self.assertEqual(compat['status'], 'error')
+        self.assertIn('no CLONE3-GATE-BEGIN abi=ia32 after the native '
+                      'document', compat['reason'])
+        self.assertEqual(compat['programs'], {})
+        self.assertEqual(self.compat_ktap, '')
+        gate = self.compat_xml.find(
+            "testsuite[@name='patched.x86_64/ia32.gate']")
+        self.assertIsNotNone(gate.find('testcase/error'))
+
+    def test_cut_compat_document_is_an_error_of_its_row_only(self):
+        native, compat = self.run_compat(self.two_documents(40))
+        self.assertEqual(native['status'], 'pass', native['reason'])
+        self.assertEqual(compat['status'], 'error')
+        self.assertIn('no CLONE3-GATE-END marker: the ia32 document cut '
+                      'off after log line', compat['reason'])
+        native, compat = self.run_compat(self.two_documents(40),
+                                         '--timed-out')
+        self.assertEqual(native['status'], 'pass', native['reason'])
+        self.assertTrue(compat['reason'].startswith('host timeout fired'))
+
+    def test_compat_init_that_bailed_is_an_error(self):
+        log = self.write_log(
+            'CLONE3-GATE-BEGIN arch=x86_64 abi=native programs=1\n'
+            'KTAP version 1\n1..1\nok 1 clone3\n'
+            'CLONE3-GATE-END pass=1 fail=0 skip=0 timeout=0\n'
+            'CLONE3-GATE-BEGIN arch=x86_64 abi=ia32 programs=0\n'
+            'KTAP version 1\n1..0\n'
+            'Bail out! cannot read /clone3-compat/run-list: No such file\n'
+            'CLONE3-GATE-END pass=0 fail=0 skip=0 timeout=0\n')
+        native, compat = self.run_compat(log)
+        self.assertEqual(native['status'], 'pass', native['reason'])
+        self.assertEqual(compat['status'], 'error')
+        self.assertIn('init bailed out', compat['reason'])
+
+    def test_compat_document_of_another_abi_is_an_error(self):
+        native, compat = self.run_compat(self.two_documents(abi='arm32'))
+        self.assertEqual(native['status'], 'pass')
+        self.assertEqual(compat['status'], 'error')
+        self.assertIn('says abi=arm32, expected abi=ia32', compat['reason'])
+
+    def test_panic_in_the_compat_document_spares_the_native_row(self):
+        native, compat = self.run_compat(self.two_documents(
+            30, after='[    9.000000] Kernel panic - not syncing: Oops\n'))
+        self.assertEqual(native['status'], 'pass', native['reason'])
+        self.assertEqual(compat['status'], 'error')
+        self.assertIn('kernel panic at log line', compat['reason'])
+        panic = '[    9.000000] Kernel panic - not syncing: Oops\n'
+        r = self.run_report(self.two_documents(30, after=panic))
+        self.assertEqual(r['status'], 'error', 'no --compat: last row')
+
+    def test_timeout_after_both_documents_is_the_compat_rows_error(self):
+        native, compat = self.run_compat(self.two_documents(),
+                                         '--timed-out')
+        self.assertEqual(native['status'], 'pass', native['reason'])
+        self.assertIn('did not power off', compat['reason'])
+
+    def test_native_document_without_end_before_compat_is_an_error(self):
+        log = self.write_log(
+            'CLONE3-GATE-BEGIN arch=x86_64 programs=1\nKTAP version 1\n'
+            '1..1\nok 1 clone3\n'
+            'CLONE3-GATE-BEGIN arch=x86_64 abi=ia32 programs=1\n'
+            'KTAP version 1\n1..1\nok 1 clone3\n'
+            'CLONE3-GATE-END pass=1 fail=0 skip=0 timeout=0\n')
+        native, compat = self.run_compat(log)
+        self.assertEqual(native['status'], 'error')
+        self.assertIn('no CLONE3-GATE-END before the abi=ia32 document',
+                      native['reason'])
+        self.assertEqual(compat['status'], 'pass', compat['reason'])
+
+    def test_init_started_twice_is_an_error(self):
+        log = self.write_log(
+            'CLONE3-GATE-BEGIN arch=x86_64 programs=1\nKTAP version 1\n'
+            '1..1\nok 1 clone3\n'
+            'CLONE3-GATE-END pass=1 fail=0 skip=0 timeout=0\n'
+            'CLONE3-GATE-BEGIN arch=x86_64 programs=1\nKTAP version 1\n')
+        r = self.run_report(log)
+        self.assertEqual(r['status'], 'error')
+        self.assertIn('init started twice', r['reason'])
+
+    def test_kernel_that_did_not_build_says_the_compiler_error(self):
+        log = self.write_log(
+            'gate: the patched kernel (0123abc) for x86_64 did not build:\n'
+            '  CC      kernel/fork.o\n'
+            "kernel/fork.c:3030:9: error: expected ';' before 'return'\n"
+            'kernel/fork.c:3040:1: error: second\n'
+            'make[2]: *** [scripts/Makefile.build:250] Error 1\n')
+        native, compat = self.run_compat(log)
+        for r in (native, compat):
+            self.assertEqual(r['status'], 'error')
+            self.assertEqual(r['reason'], "kernel did not build: kernel/"
+                             "fork.c:3030:9: error: expected ';' before "
+                             "'return'")
+        log = self.write_log(
+            'gate: the base kernel (0123abc) for arm64 did not build:\n\n'
+            'build-kernel.sh: CONFIG_MMU is not set as asked\n')
+        r = self.run_report(log)
+        self.assertEqual(r['reason'], 'kernel did not build: '
+                         'build-kernel.sh: CONFIG_MMU is not set as asked')
+
+    def test_mutant_that_does_not_apply_says_so(self):
+        log = self.write_log('gate: mutant 07-x does not apply on patched:\n'
+                             'error: patch failed: kernel/fork.c:3030\n')
+        r = self.run_report(log)
+        self.assertEqual(r['reason'], 'mutant does not apply: error: patch '
+                         'failed: kernel/fork.c:3030')
+
+    def test_bad_compat_or_tree_exits_2(self):
+        good = ['--log', os.path.join(DATA, 'good.log'), '--variant', 'b',
+                '--arch', 'x86_64', '--out-dir', self.tmp, '--suite-dir',
+                self.suite]
+        for extra in (['--compat', 'ia-32'], ['--compat', 'native'],
+                      ['--tree', '6/1'], ['--compat', '']):
+            proc = subprocess.run([REPORT] + good + extra,
+                                  capture_output=True, text=True,
+                                  check=False)
+            self.assertEqual(proc.returncode, 2, extra)
+
     def test_bad_usage_exits_2(self):
         cases = [
             [],

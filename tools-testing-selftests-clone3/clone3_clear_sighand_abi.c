@@ -352,7 +352,7 @@ static struct clone3_args *big_args(struct __test_metadata *_metadata,
 	*page = (size_t)sysconf(_SC_PAGESIZE);
 	buf = mmap(NULL, 2 * *page, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, buf);
+	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)buf);
 	return buf;
 }
 
@@ -475,7 +475,7 @@ static void state_setup(struct __test_metadata *_metadata,
 
 	st->rep = mmap(NULL, sizeof(*st->rep), PROT_READ | PROT_WRITE,
 		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, st->rep);
+	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)st->rep);
 	ASSERT_EQ(0, ksigprocmask(SIG_BLOCK, NULL, st->saved_mask));
 	for (sig = 1; sig <= KSIG_MAX; sig++)
 		ASSERT_EQ(0, ksigaction(sig, NULL, &st->saved[sig])) {

@@ -11,19 +11,28 @@
  * Safety: a call the model accepts never carries a flag with a side effect
  * the fuzzer does not undo (namespaces, threads, CLONE_PARENT, TLS, pidfds,
  * TID writes, cgroups); such flags only appear in inputs with at least one
- * earlier rejection.  Each child runs the exit syscall as its very first
- * instruction (no stack, no libc) and is reaped, so a kernel that wrongly
- * accepts an input leaves nothing behind but a reported disagreement.
+ * earlier rejection.  Each child reads one signal entry on a stack of the
+ * fuzzer's, exits and is reaped, so a kernel that wrongly accepts an input
+ * leaves nothing behind but a reported disagreement.
+ *
+ * The kernel's word size is part of the model: a 32-bit kernel keeps only
+ * the low word of stack, stack_size and tls (struct kernel_clone_args
+ * holds them as unsigned long), a 64-bit one, also under a 32-bit
+ * program, keeps all of it.
  *
  * Environment: CLONE3_FUZZ_SEED, CLONE3_FUZZ_SECONDS (default 2),
  * CLONE3_FUZZ_ITERATIONS, CLONE3_FUZZ_SELFTEST=undefined-bits|no-exclusion
- * (perturbs the model so that disagreements must be reported).
+ * (perturbs the model so that disagreements must be reported),
+ * CLONE3_FUZZ_KERNEL_BITS=32|64 (the kernel's word size, detected when
+ * unset; 32 on a 64-bit kernel is a perturbation too).
  * Results about inputs with CLONE_CLEAR_SIGHAND are named flag_*: they are
  * skipped on a kernel that rejects the flag, unless
  * CLONE3_REQUIRE_CLEAR_SIGHAND=1 (then the model keeps the flag and they
  * fail).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -34,29 +43,18 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/sched.h>
-#include <linux/types.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
+#include <sys/personality.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include "../kselftest.h"
-
-#ifndef CLONE_CLEAR_SIGHAND
-#define CLONE_CLEAR_SIGHAND 0x100000000ULL
-#endif
-#ifndef CLONE_INTO_CGROUP
-#define CLONE_INTO_CGROUP 0x200000000ULL
-#endif
-#ifndef CLONE_NEWTIME
-#define CLONE_NEWTIME 0x00000080
-#endif
+#include "clone3_raw.h"
 
 /* The v6.1 constants the model is written against. */
-#define V61_SIZE_VER0		64
-#define V61_SIZE_VER1		80
-#define V61_SIZE_VER2		88
+#define V61_SIZE_VER0		CLONE_ARGS_SIZE_VER0
+#define V61_SIZE_VER1		CLONE_ARGS_SIZE_VER1
+#define V61_SIZE_VER2		CLONE_ARGS_SIZE_VER2
 #define V61_NSIG		64
 #define V61_MAX_PID_NS_LEVEL	32
 #define V61_CSIGNAL		0xffULL
@@ -73,12 +71,20 @@
 #define HAZARD_FLAGS	(V61_KNOWN_FLAGS & ~SAFE_FLAGS & ~V61_RESERVED_FLAGS)
 
 #define STACK_SIZE	(64 * 1024)
+#define CHILD_STACK	(16 * 1024)
 #define MAX_SHOWN	20
 #define CANARY_SIGNAL	SIGUSR2
 
-/* Field offsets in the argument bytes (the uapi struct clone_args). */
-#define OFF_FLAGS	offsetof(struct clone_args, flags)
-#define OFF_EXIT_SIGNAL	offsetof(struct clone_args, exit_signal)
+/*
+ * Addresses no kernel lets a program use, whatever its word size: the
+ * kernel half for a 64-bit kernel, and a low word of 0xf0000000 and up,
+ * above every 32-bit TASK_SIZE, for a 32-bit one.
+ */
+#define KERNEL_ADDR	0xffff8000f0000000ULL
+/* The first address the model takes as invalid on a 32-bit kernel. */
+#define LIMIT_32	0xf0000000ULL
+/* High bits a 32-bit kernel drops; above any 64-bit TASK_SIZE_MAX. */
+#define HIGH_BITS	0xffff000000000000ULL
 
 enum selftest_mode { SELFTEST_NONE, SELFTEST_UNDEFINED, SELFTEST_NO_EXCL };
 
@@ -111,7 +117,7 @@ static const __u64 bad_exit_signals[] = {
 };
 
 struct fuzz_input {
-	struct clone_args args;	/* bytes as written, before truncation */
+	struct clone3_args args;	/* bytes as written, before truncation */
 	size_t size;		/* size argument of the call */
 	size_t tail_nz;		/* offset of a non-zero tail byte, 0: none */
 	size_t mapped;		/* readable bytes from the struct start */
@@ -129,10 +135,12 @@ struct fuzz {
 	__u64 seconds;		/* budget, 0: none */
 	enum selftest_mode selftest;
 	size_t page;
+	int kbits;		/* the kernel's word size: 32 or 64 */
 	size_t ksize;		/* known struct size used by the model */
 	bool newer_kernel;
 	unsigned char *arena;	/* two pages, then a PROT_NONE page */
 	unsigned char *stack;	/* STACK_SIZE bytes for CLONE_VM children */
+	unsigned char *child_stack;	/* what the children really run on */
 	__u64 tried;
 	__u64 outcomes[NR_OUTCOMES];
 	__u64 kind_tried[NR_KINDS];
@@ -154,141 +162,28 @@ static void canary_handler(int sig)
 }
 
 /*
- * What a child read of its own CANARY_SIGNAL entry: the kernel's struct
- * sigaction, whose first word is the handler on every architecture.
+ * The child's whole work, a few calls on fz->child_stack whatever stack
+ * the input gave the kernel: read its own CANARY_SIGNAL entry and exit 0
+ * when the handler is EXPECT, 1 when it is not, 2 when rt_sigaction()
+ * failed.  It writes nothing but its own stack, so it is safe in a shared
+ * address space.  clone3_run() ends it with SYS_exit, not exit_group: if
+ * a faulty kernel ever made it a thread of ours, only that thread ends.
  */
-static unsigned long child_view[16];
-
-/*
- * The call itself.  The child (return value 0) runs three system calls
- * and nothing else: rt_sigaction() reads its CANARY_SIGNAL entry into
- * child_view, then it exits with 0 when the handler is @expect, 1 when
- * it is not, 2 when rt_sigaction() failed.  It touches no stack and only
- * child_view, so it is safe on any stack and in a shared address space.
- * SYS_exit, not exit_group: if a faulty kernel ever made it a thread of
- * ours, only that thread ends.
- */
-#if defined(__x86_64__)
-static long raw_clone3(void *args, size_t size, unsigned long expect)
+static int canary_child(void *expect)
 {
-	register long ret asm("rax") = __NR_clone3;
-	register void *a0 asm("rdi") = args;
-	register size_t a1 asm("rsi") = size;
-	register void *view asm("rdx") = child_view;
-	register unsigned long want asm("r12") = expect;
+	struct ksigaction ka;
 
-	asm volatile("syscall\n\t"
-		     "test %%rax, %%rax\n\t"
-		     "jnz 1f\n\t"
-		     "mov %[nr_sigaction], %%eax\n\t"
-		     "mov %[sig], %%edi\n\t"
-		     "xor %%esi, %%esi\n\t"
-		     "mov $8, %%r10d\n\t"
-		     "syscall\n\t"
-		     "mov $2, %%edi\n\t"
-		     "test %%rax, %%rax\n\t"
-		     "jnz 2f\n\t"
-		     "xor %%edi, %%edi\n\t"
-		     "cmp (%%rdx), %%r12\n\t"
-		     "je 2f\n\t"
-		     "mov $1, %%edi\n"
-		     "2:\n\t"
-		     "mov %[nr_exit], %%eax\n\t"
-		     "syscall\n"
-		     "1:\n"
-		     : "+r" (ret)
-		     : "r" (a0), "r" (a1), "r" (view), "r" (want),
-		       [nr_exit] "i" (__NR_exit),
-		       [nr_sigaction] "i" (__NR_rt_sigaction),
-		       [sig] "i" (CANARY_SIGNAL)
-		     : "rcx", "r10", "r11", "memory", "cc");
-	return ret;
+	if (ksigaction(CANARY_SIGNAL, NULL, &ka))
+		return 2;
+	return ka.handler == (unsigned long)expect ? 0 : 1;
 }
 
-#define HAVE_RAW_CLONE3 1
-#elif defined(__aarch64__)
-static long raw_clone3(void *args, size_t size, unsigned long expect)
+static long fuzz_clone3(const struct fuzz *fz, void *args, size_t size,
+			unsigned long expect)
 {
-	register long x8 asm("x8") = __NR_clone3;
-	register long x0 asm("x0") = (long)args;
-	register long x1 asm("x1") = (long)size;
-	register void *view asm("x2") = child_view;
-	register unsigned long want asm("x4") = expect;
-
-	asm volatile("svc #0\n\t"
-		     "cbnz x0, 1f\n\t"
-		     "mov x8, %[nr_sigaction]\n\t"
-		     "mov x0, %[sig]\n\t"
-		     "mov x1, xzr\n\t"
-		     "mov x3, #8\n\t"
-		     "svc #0\n\t"
-		     "mov x9, x0\n\t"
-		     "mov x0, #2\n\t"
-		     "cbnz x9, 2f\n\t"
-		     "ldr x9, [x2]\n\t"
-		     "mov x0, #0\n\t"
-		     "cmp x9, x4\n\t"
-		     "b.eq 2f\n\t"
-		     "mov x0, #1\n"
-		     "2:\n\t"
-		     "mov x8, %[nr_exit]\n\t"
-		     "svc #0\n"
-		     "1:\n"
-		     : "+r" (x0)
-		     : "r" (x8), "r" (x1), "r" (view), "r" (want),
-		       [nr_exit] "i" (__NR_exit),
-		       [nr_sigaction] "i" (__NR_rt_sigaction),
-		       [sig] "i" (CANARY_SIGNAL)
-		     : "x3", "x9", "memory", "cc");
-	return x0;
+	return clone3_run(args, size, canary_child, (void *)expect,
+			  fz->child_stack + CHILD_STACK);
 }
-
-#define HAVE_RAW_CLONE3 1
-#elif defined(__riscv) && __riscv_xlen == 64
-static long raw_clone3(void *args, size_t size, unsigned long expect)
-{
-	register long a7 asm("a7") = __NR_clone3;
-	register long a0 asm("a0") = (long)args;
-	register long a1 asm("a1") = (long)size;
-	register void *view asm("a2") = child_view;
-	register unsigned long want asm("a4") = expect;
-
-	asm volatile("ecall\n\t"
-		     "bnez a0, 1f\n\t"
-		     "li a7, %[nr_sigaction]\n\t"
-		     "li a0, %[sig]\n\t"
-		     "li a1, 0\n\t"
-		     "li a3, 8\n\t"
-		     "ecall\n\t"
-		     "mv t0, a0\n\t"
-		     "li a0, 2\n\t"
-		     "bnez t0, 2f\n\t"
-		     "ld t0, 0(a2)\n\t"
-		     "li a0, 0\n\t"
-		     "beq t0, a4, 2f\n\t"
-		     "li a0, 1\n"
-		     "2:\n\t"
-		     "li a7, %[nr_exit]\n\t"
-		     "ecall\n"
-		     "1:\n"
-		     : "+r" (a0)
-		     : "r" (a7), "r" (a1), "r" (view), "r" (want),
-		       [nr_exit] "i" (__NR_exit),
-		       [nr_sigaction] "i" (__NR_rt_sigaction),
-		       [sig] "i" (CANARY_SIGNAL)
-		     : "a3", "t0", "memory");
-	return a0;
-}
-
-#define HAVE_RAW_CLONE3 1
-#else
-static long raw_clone3(void *args, size_t size, unsigned long expect)
-{
-	return -EOPNOTSUPP;
-}
-
-#define HAVE_RAW_CLONE3 0
-#endif
 
 /* splitmix64: one independent stream per (seed, iteration). */
 static __u64 rnd(__u64 *state)
@@ -367,7 +262,7 @@ static struct verdict model_copy(const struct fuzz *fz,
 
 /* The field checks of copy_clone_args_from_user(), on the kernel's view. */
 static struct verdict model_fields(const struct fuzz_input *in,
-				   const struct clone_args *kv)
+				   const struct clone3_args *kv)
 {
 	if (kv->set_tid_size > V61_MAX_PID_NS_LEVEL)
 		return verdict(EINVAL, "set_tid_size > MAX_PID_NS_LEVEL");
@@ -386,8 +281,13 @@ static struct verdict model_fields(const struct fuzz_input *in,
 	return verdict(0, NULL);
 }
 
-/* clone3_stack_valid(): the generator keeps addresses clearly in or out. */
-static bool model_stack_valid(const struct clone_args *kv)
+/*
+ * clone3_stack_valid() on the kernel's view: access_ok() checks the range
+ * against the 64-bit TASK_SIZE_MAX (also for a 32-bit program) or the
+ * 32-bit TASK_SIZE.  The generator keeps addresses clearly in or out.
+ */
+static bool model_stack_valid(const struct fuzz *fz,
+			      const struct clone3_args *kv)
 {
 	__u64 end = kv->stack + kv->stack_size;
 
@@ -395,11 +295,13 @@ static bool model_stack_valid(const struct clone_args *kv)
 		return !kv->stack_size;
 	if (!kv->stack_size)
 		return false;
+	if (fz->kbits == 32)
+		return end <= LIMIT_32;	/* both below 2^32: no wrap */
 	return end >= kv->stack && !(end >> 63);
 }
 
 static struct verdict model_flags(const struct fuzz *fz,
-				  const struct clone_args *kv)
+				  const struct clone3_args *kv)
 {
 	__u64 f = kv->flags;
 
@@ -414,13 +316,13 @@ static struct verdict model_flags(const struct fuzz *fz,
 		return verdict(EINVAL, "CLONE_SIGHAND with CLONE_CLEAR_SIGHAND");
 	if ((f & (CLONE_THREAD | CLONE_PARENT)) && kv->exit_signal)
 		return verdict(EINVAL, "CLONE_THREAD/PARENT with exit_signal");
-	if (!model_stack_valid(kv))
+	if (!model_stack_valid(fz, kv))
 		return verdict(EINVAL, "invalid stack");
 	return verdict(0, NULL);
 }
 
 /* The flag checks at the top of copy_process(). */
-static struct verdict model_process(const struct clone_args *kv)
+static struct verdict model_process(const struct clone3_args *kv)
 {
 	__u64 f = kv->flags;
 
@@ -435,22 +337,32 @@ static struct verdict model_process(const struct clone_args *kv)
 	return verdict(0, NULL);
 }
 
-/* What the kernel copies in: the bytes up to size, zeroes after. */
-static void kernel_view(const struct fuzz_input *in, struct clone_args *kv)
+/*
+ * What the kernel works with: the bytes up to size, zeroes after, and on
+ * a 32-bit kernel only the low word of stack, stack_size and tls (the
+ * other fields are checked as 64-bit values before they are narrowed).
+ */
+static void kernel_view(const struct fuzz *fz, const struct fuzz_input *in,
+			struct clone3_args *kv)
 {
 	memset(kv, 0, sizeof(*kv));
 	memcpy(kv, &in->args, in->size < sizeof(*kv) ? in->size : sizeof(*kv));
+	if (fz->kbits == 32) {
+		kv->stack = (__u32)kv->stack;
+		kv->stack_size = (__u32)kv->stack_size;
+		kv->tls = (__u32)kv->tls;
+	}
 }
 
 static struct verdict model(const struct fuzz *fz, const struct fuzz_input *in)
 {
-	struct clone_args kv;
+	struct clone3_args kv;
 	struct verdict v;
 
 	v = model_copy(fz, in);
 	if (v.err)
 		return v;
-	kernel_view(in, &kv);
+	kernel_view(fz, in, &kv);
 	v = model_fields(in, &kv);
 	if (v.err)
 		return v;
@@ -485,7 +397,7 @@ static __u64 safe_flags(__u64 *r)
 }
 
 /* A stack inside our mapping, sometimes misaligned or a bit short. */
-static void own_stack(const struct fuzz *fz, __u64 *r, struct clone_args *a)
+static void own_stack(const struct fuzz *fz, __u64 *r, struct clone3_args *a)
 {
 	__u64 off = chance(r, 30) ? below(r, 64) : 0;
 	__u64 cut = chance(r, 30) ? below(r, 4096) : 0;
@@ -494,7 +406,7 @@ static void own_stack(const struct fuzz *fz, __u64 *r, struct clone_args *a)
 	a->stack_size = STACK_SIZE - off - cut;
 }
 
-static void set_stack(const struct fuzz *fz, __u64 *r, struct clone_args *a)
+static void set_stack(const struct fuzz *fz, __u64 *r, struct clone3_args *a)
 {
 	if (a->flags & CLONE_VM || chance(r, 40)) {
 		own_stack(fz, r, a);
@@ -521,7 +433,7 @@ static size_t normal_size(const struct fuzz *fz, __u64 *r)
 }
 
 /* Values in fields the kernel must ignore without their flags. */
-static void garbage(__u64 *r, struct clone_args *a)
+static void garbage(__u64 *r, struct clone3_args *a)
 {
 	if (!chance(r, 50))
 		return;
@@ -596,7 +508,7 @@ static void gen_size(const struct fuzz *fz, __u64 *r, struct fuzz_input *in)
 		in->size = fz->page + 1 + below(r, 64);
 		break;
 	case 2:
-		in->size = chance(r, 50) ? ~(size_t)0 : (size_t)1 << 32;
+		in->size = chance(r, 50) ? SIZE_MAX : SIZE_MAX / 2 + 1;
 		break;
 	case 3:
 		gen_edge(fz, r, in);
@@ -618,10 +530,10 @@ static void gen_exit_signal(const struct fuzz *fz, __u64 *r,
 
 static void gen_stack(const struct fuzz *fz, __u64 *r, struct fuzz_input *in)
 {
-	struct clone_args *a = &in->args;
+	struct clone3_args *a = &in->args;
 
 	own_stack(fz, r, a);
-	switch (below(r, 5)) {
+	switch (below(r, 6)) {
 	case 0:
 		a->stack = 0;
 		break;
@@ -633,8 +545,14 @@ static void gen_stack(const struct fuzz *fz, __u64 *r, struct fuzz_input *in)
 		a->stack_size = 0x2000 + below(r, 0x10000);
 		break;
 	case 3:
-		a->stack = 0xffff800000000000ULL + below(r, 1ULL << 40);
+		a->stack = KERNEL_ADDR + below(r, 1ULL << 24);
 		a->stack_size = 0x1000;
+		break;
+	case 4:	/* a 32-bit kernel drops these bits, a 64-bit one refuses */
+		if (chance(r, 50))
+			a->stack |= HIGH_BITS;
+		else
+			a->stack_size |= HIGH_BITS;
 		break;
 	default:
 		a->stack += 1 + below(r, 15);	/* misaligned, accepted */
@@ -645,7 +563,7 @@ static void gen_stack(const struct fuzz *fz, __u64 *r, struct fuzz_input *in)
 static __u64 unreadable(const struct fuzz *fz, __u64 *r)
 {
 	if (chance(r, 50))
-		return 0xffff800000000000ULL + 8 * below(r, 1ULL << 30);
+		return KERNEL_ADDR + 8 * below(r, 1ULL << 20);
 	return (__u64)(unsigned long)(fz->arena + 2 * fz->page) +
 	       4 * below(r, fz->page / 4);
 }
@@ -653,7 +571,7 @@ static __u64 unreadable(const struct fuzz *fz, __u64 *r)
 static void gen_set_tid(const struct fuzz *fz, __u64 *r,
 			struct fuzz_input *in)
 {
-	struct clone_args *a = &in->args;
+	struct clone3_args *a = &in->args;
 
 	if (in->size < V61_SIZE_VER1 && chance(r, 80))
 		in->size = V61_SIZE_VER2;
@@ -790,11 +708,11 @@ static bool is_safe_exit_signal(__u64 sig)
 }
 
 /* Last line of defence: the model must never let a side effect through. */
-static bool safe_to_accept(const struct fuzz_input *in)
+static bool safe_to_accept(const struct fuzz *fz, const struct fuzz_input *in)
 {
-	struct clone_args kv;
+	struct clone3_args kv;
 
-	kernel_view(in, &kv);
+	kernel_view(fz, in, &kv);
 	if (kv.flags & (HAZARD_FLAGS | V61_RESERVED_FLAGS))
 		return false;
 	if ((kv.flags & CLONE_VM) && !kv.stack)
@@ -894,7 +812,7 @@ static void setup_signals(void)
 static void show_input(const struct fuzz *fz, __u64 iter,
 		       const struct fuzz_input *in)
 {
-	const struct clone_args *a = &in->args;
+	const struct clone3_args *a = &in->args;
 
 	ksft_print_msg("  seed=%llu iteration=%llu kind=%s\n",
 		       (unsigned long long)fz->seed, (unsigned long long)iter,
@@ -1003,13 +921,13 @@ static void run_one(struct fuzz *fz, __u64 iter)
 
 	generate(fz, iter, &in);
 	v = model(fz, &in);
-	if (!v.err && !safe_to_accept(&in)) {
+	if (!v.err && !safe_to_accept(fz, &in)) {
 		fz->guard_refusals++;
 		problem(fz, iter, &in, "GUARD: model accepts an input with side effects; not run");
 		return;
 	}
-	ret = raw_clone3(place(fz, &in), in.size,
-			 expected_handler(in.args.flags));
+	ret = fuzz_clone3(fz, place(fz, &in), in.size,
+			  expected_handler(in.args.flags));
 	if (ret > 0)
 		check_child(fz, iter, &in, ret);
 	compare(fz, iter, &in, v, ret > 0 ? 0 : (int)-ret);
@@ -1074,7 +992,10 @@ static void setup_memory(struct fuzz *fz)
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	fz->stack = mmap(NULL, STACK_SIZE, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (fz->arena == MAP_FAILED || fz->stack == MAP_FAILED)
+	fz->child_stack = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (fz->arena == MAP_FAILED || fz->stack == MAP_FAILED ||
+	    fz->child_stack == MAP_FAILED)
 		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
 	if (mprotect(fz->arena + 2 * fz->page, fz->page, PROT_NONE))
 		ksft_exit_fail_msg("mprotect: %s\n", strerror(errno));
@@ -1084,18 +1005,17 @@ static void setup_memory(struct fuzz *fz)
  * clone3(NULL, 0) must fail with EINVAL.  Skip only when it fails the way
  * a syscall number the kernel does not know fails.
  */
-static void check_available(void)
+static void check_available(const struct fuzz *fz)
 {
-	long ret = raw_clone3(NULL, 0, 0);
+	long ret = fuzz_clone3(fz, NULL, 0, 0);
 	int err;
 
 	if (ret > 0)
 		reap(ret);
 	if (ret == -EINVAL)
 		return;
-	syscall(-1L);
-	err = errno;
-	if (ret == -err)
+	err = clone3_missing_errno();
+	if (err)
 		ksft_exit_skip("clone3 is not available: %s\n", strerror(err));
 	ksft_exit_fail_msg("clone3(NULL, 0) gave %ld, not -EINVAL\n", ret);
 }
@@ -1103,7 +1023,7 @@ static void check_available(void)
 /* The first offset whose non-zero byte gives E2BIG: the kernel's size. */
 static size_t probe_ksize(const struct fuzz *fz)
 {
-	struct clone_args *a = (struct clone_args *)fz->arena;
+	struct clone3_args *a = (struct clone3_args *)fz->arena;
 	size_t off;
 	long ret;
 
@@ -1112,7 +1032,7 @@ static size_t probe_ksize(const struct fuzz *fz)
 		a->flags = 1ULL << 63;		/* rejected twice over */
 		a->exit_signal = 1ULL << 32;
 		fz->arena[off] = 1;
-		ret = raw_clone3(a, off + 8, 0);
+		ret = fuzz_clone3(fz, a, off + 8, 0);
 		if (ret > 0)
 			reap(ret);
 		if (ret == -E2BIG)
@@ -1124,19 +1044,18 @@ static size_t probe_ksize(const struct fuzz *fz)
 /* A plain fork-like call with the flag: accepted when the kernel knows it. */
 static void probe_flag(struct fuzz *fz)
 {
-	struct clone_args *a = (struct clone_args *)fz->arena;
-	const char *req = getenv("CLONE3_REQUIRE_CLEAR_SIGHAND");
+	struct clone3_args *a = (struct clone3_args *)fz->arena;
 	long ret;
 
 	memset(a, 0, sizeof(*a));
 	a->flags = CLONE_CLEAR_SIGHAND;
 	a->exit_signal = SIGCHLD;
-	ret = raw_clone3(a, sizeof(*a), expected_handler(a->flags));
+	ret = fuzz_clone3(fz, a, sizeof(*a), expected_handler(a->flags));
 	if (ret > 0) {
 		reap(ret);
 		return;
 	}
-	fz->flag_unknown = !req || strcmp(req, "1");
+	fz->flag_unknown = !clone3_flag_required();
 	ksft_print_msg("kernel rejects CLONE_CLEAR_SIGHAND (%ld): flag_* results %s\n",
 		       ret, fz->flag_unknown ? "skipped" :
 		       "fail (CLONE3_REQUIRE_CLEAR_SIGHAND=1)");
@@ -1151,16 +1070,56 @@ static bool kernel_newer_than_61(const char *release)
 	return major > 6 || (major == 6 && minor > 1);
 }
 
+/*
+ * uname(2) under the plain PER_LINUX personality: linux32 (PER_LINUX32)
+ * would make a 64-bit kernel report i686 or armv8l to a 32-bit program.
+ */
+static void kernel_uname(struct utsname *u)
+{
+	int old = personality(0xffffffff);
+	bool swap = old != -1 && (old & PER_MASK) != PER_LINUX;
+
+	if (swap)
+		personality((old & ~PER_MASK) | PER_LINUX);
+	uname(u);
+	if (swap)
+		personality(old);
+}
+
+/*
+ * The kernel's word size.  A 64-bit program runs on a 64-bit kernel
+ * only; for a 32-bit one the machine decides: x86_64, aarch64, riscv64,
+ * ppc64, s390x ... mean a 64-bit kernel (compat), i686, armv7l, armv8l
+ * a 32-bit one.  CLONE3_FUZZ_KERNEL_BITS overrides it.
+ */
+static int kernel_bits(const struct utsname *u)
+{
+	bool set;
+	__u64 bits = env_u64("CLONE3_FUZZ_KERNEL_BITS", 0, &set);
+
+	if (set && (bits == 64 || (bits == 32 && sizeof(long) == 4)))
+		return bits;
+	if (set)
+		ksft_exit_fail_msg("bad CLONE3_FUZZ_KERNEL_BITS=%llu: want 64, or 32 for a 32-bit program\n",
+				   (unsigned long long)bits);
+	if (sizeof(long) == 8 || strstr(u->machine, "64") ||
+	    !strcmp(u->machine, "s390x"))
+		return 64;
+	return 32;
+}
+
 static void describe_kernel(struct fuzz *fz)
 {
 	struct utsname u;
 	size_t probed;
 
-	uname(&u);
+	kernel_uname(&u);
+	fz->kbits = kernel_bits(&u);
 	fz->newer_kernel = kernel_newer_than_61(u.release);
 	probed = probe_ksize(fz);
-	ksft_print_msg("kernel %s %s; model: v6.1 clone3 rules, struct clone_args %d bytes\n",
-		       u.release, u.machine, V61_SIZE_VER2);
+	ksft_print_msg("kernel %s %s, %d-bit; program %zu-bit; model: v6.1 clone3 rules, struct clone_args %d bytes\n",
+		       u.release, u.machine, fz->kbits, 8 * sizeof(long),
+		       V61_SIZE_VER2);
 	ksft_print_msg("probe: the kernel rejects non-zero bytes from offset %zu%s\n",
 		       probed, probed ? "" : " (never: tail bytes not checked?)");
 	if (fz->newer_kernel && probed > V61_SIZE_VER2) {
@@ -1277,10 +1236,10 @@ int main(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	ksft_print_header();
 	read_env(&fz);
-	if (!HAVE_RAW_CLONE3)
+	if (!CLONE3_HAVE_RUN)
 		ksft_exit_skip("no raw clone3 call for this architecture\n");
-	check_available();
 	setup_memory(&fz);
+	check_available(&fz);
 	setup_signals();
 	ksft_set_plan(NR_RESULTS);
 	ksft_print_msg("seed=%llu (CLONE3_FUZZ_SEED), budget %llu s, iteration cap %llu\n",

@@ -1,27 +1,59 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Run a unittest module and print one "ok - name" / "not ok - name" line
-per test (what scripts/check.sh counts), details of failures after them."""
+"""Run a unittest module and print one TAP line per test ("ok 1 - name",
+"not ok 2 - name", "ok 3 - name # SKIP reason"), details of failures on
+stderr, then the failed tests' names and the closing line
+"N passed, N failed, N skipped": a skipped test is counted as skipped,
+never as passed.  scripts/check.sh counts the closing line."""
 
 import sys
 import unittest
 
 
 class TapResult(unittest.TextTestResult):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.number = 0
+        self.passed = 0
+        self.failed_names = []
+
+    def line(self, ok, test, note=''):
+        self.number += 1
+        print('%s %d - %s%s' % ('ok' if ok else 'not ok', self.number,
+                                test.id(), note), flush=True)
+
     def addSuccess(self, test):
         super().addSuccess(test)
-        print('ok - %s' % test.id(), flush=True)
+        self.passed += 1
+        self.line(True, test)
 
     def addFailure(self, test, err):
         super().addFailure(test, err)
-        print('not ok - %s' % test.id(), flush=True)
+        self.failed_names.append(test.id())
+        self.line(False, test)
 
     def addError(self, test, err):
         super().addError(test, err)
-        print('not ok - %s (error)' % test.id(), flush=True)
+        self.failed_names.append(test.id())
+        self.line(False, test, ' (error)')
 
     def addSkip(self, test, reason):
         super().addSkip(test, reason)
-        print('ok - %s # SKIP %s' % (test.id(), reason), flush=True)
+        self.line(True, test, ' # SKIP %s' % reason)
+
+    def addExpectedFailure(self, test, err):
+        super().addExpectedFailure(test, err)
+        self.passed += 1
+        self.line(True, test, ' # expected failure')
+
+    def addUnexpectedSuccess(self, test):
+        super().addUnexpectedSuccess(test)
+        self.failed_names.append(test.id())
+        self.line(False, test, ' (unexpected success)')
+
+
+def closing_line(result: TapResult) -> str:
+    return '%d passed, %d failed, %d skipped' % (
+        result.passed, len(result.failed_names), len(result.skipped))
 
 
 def main(module='__main__'):
@@ -30,4 +62,8 @@ def main(module='__main__'):
     runner = unittest.TextTestRunner(stream=sys.stderr, verbosity=0,
                                      resultclass=TapResult)
     result = runner.run(suite)
+    sys.stderr.flush()
+    if result.failed_names:
+        print('failed: ' + ', '.join(result.failed_names))
+    print(closing_line(result), flush=True)
     sys.exit(0 if result.wasSuccessful() else 1)

@@ -557,6 +557,8 @@ def judge(console: Console, doc: Optional[Document], abi: Optional[str],
             panic.no, where, quote(panic.text))
     if doc is None:
         return err, missing(console, abi, timed_out)
+    if abi and doc.abi != abi and doc.bail:
+        return err, 'init bailed out: %s' % quote(doc.bail)
     if abi and doc.abi != abi:
         return err, 'the compat document says abi=%s, expected abi=%s ' \
                     '(log line %d)' % (doc.abi, abi, doc.begin.line)

@@ -77,6 +77,21 @@ class InitTest(unittest.TestCase):
 
     def tearDown(self):
         shutil.rmtree(self.root)
+        shutil.rmtree(self.root + '-compat', ignore_errors=True)
+
+    def compat(self, names, abi='ia32', root=None):
+        """A compat directory (default: the root with -compat appended)
+        with the same programs, its run-list and its abi file."""
+        root = root or self.root + '-compat'
+        shutil.copytree(self.root, root, dirs_exist_ok=True)
+        with open(os.path.join(root, 'run-list'), 'w',
+                  encoding='utf-8') as f:
+            f.write(''.join(n + '\n' for n in names))
+        if abi is not None:
+            with open(os.path.join(root, 'abi'), 'w',
+                      encoding='utf-8') as f:
+                f.write(abi + '\n')
+        return root
 
     def settings(self, text):
         with open(os.path.join(self.root, 'settings'), 'w',
@@ -100,7 +115,7 @@ class InitTest(unittest.TestCase):
                              'notbuilt SKIP no libcap')
         lines = proc.stdout.splitlines()
         self.assertRegex(lines[0],
-                         r'^CLONE3-GATE-BEGIN arch=\S+ programs=5$')
+                         r'^CLONE3-GATE-BEGIN arch=\S+ abi=native programs=5$')
         self.assertEqual(lines[1:3], ['KTAP version 1', '1..5'])
         results = [x for x in lines if re.match(r'^(not )?ok ', x)]
         self.assertEqual(results, [
@@ -167,6 +182,8 @@ class InitTest(unittest.TestCase):
                               check=False)
         self.assertIn('programs=0', proc.stdout)
         self.assertIn('Bail out! cannot read', proc.stdout)
+        self.assertEqual(proc.stdout.splitlines()[-1],
+                         'CLONE3-GATE-END pass=0 fail=0 skip=0 timeout=0')
         self.assertEqual(proc.returncode, 1)
 
     def test_fault_exit_prints_nothing(self):
@@ -190,7 +207,95 @@ class InitTest(unittest.TestCase):
         self.assertNotIn('ok 3 good', proc.stdout)
         self.assertNotIn('CLONE3-GATE-END', proc.stdout)
 
-    def report(self, stdout, variant='patched'):
+    def begins(self, stdout):
+        return [x for x in stdout.splitlines()
+                if x.startswith('CLONE3-GATE-BEGIN')]
+
+    def test_one_native_document_without_compat_dir(self):
+        proc = self.run_init('good')
+        self.assertEqual(len(self.begins(proc.stdout)), 1)
+        self.assertRegex(self.begins(proc.stdout)[0],
+                         r' abi=native programs=1$')
+
+    def test_compat_document_follows_the_native_one(self):
+        self.compat(['good', 'skipper'])
+        proc = self.run_init('good')
+        self.assertEqual(proc.returncode, 0, proc.stdout)
+        begins = self.begins(proc.stdout)
+        self.assertEqual(len(begins), 2)
+        self.assertRegex(begins[0], r' abi=native programs=1$')
+        self.assertRegex(begins[1], r'^CLONE3-GATE-BEGIN arch=\S+ '
+                         r'abi=ia32 programs=2$')
+        ends = [x for x in proc.stdout.splitlines()
+                if x.startswith('CLONE3-GATE-END')]
+        self.assertEqual(ends, [
+            'CLONE3-GATE-END pass=1 fail=0 skip=0 timeout=0',
+            'CLONE3-GATE-END pass=1 fail=0 skip=1 timeout=0'])
+        native, compat = self.report(proc.stdout, compat='ia32')
+        self.assertEqual(native['status'], 'pass', native['reason'])
+        self.assertEqual(compat['status'], 'pass', compat['reason'])
+        self.assertEqual(list(compat['programs']), ['good', 'skipper'])
+
+    def test_compat_programs_run_in_their_directory(self):
+        root = self.compat(['env'])
+        proc = self.run_init('good')
+        self.assertIn('    PATH=%s PWD=%s REQ=' % (root, root),
+                      proc.stdout.splitlines())
+
+    def test_compat_failure_fails_the_exit_code(self):
+        self.compat(['bad'])
+        proc = self.run_init('good')
+        self.assertEqual(proc.returncode, 1)
+        native, compat = self.report(proc.stdout, compat='ia32')
+        self.assertEqual(native['status'], 'pass', native['reason'])
+        self.assertEqual(compat['status'], 'fail', compat['reason'])
+
+    def test_compat_root_from_the_environment(self):
+        other = tempfile.mkdtemp(prefix='init-test-compat.')
+        try:
+            self.compat(['good'], abi='arm32', root=other)
+            proc = self.run_init('good',
+                                 env={'CLONE3_INIT_COMPAT_ROOT': other})
+            self.assertRegex(self.begins(proc.stdout)[1], ' abi=arm32 ')
+        finally:
+            shutil.rmtree(other)
+
+    def test_compat_without_abi_file_bails_out(self):
+        self.compat(['good'], abi=None)
+        proc = self.run_init('good')
+        self.assertEqual(proc.returncode, 1)
+        self.assertRegex(self.begins(proc.stdout)[1],
+                         ' abi=unknown programs=0$')
+        self.assertIn('Bail out! cannot read %s-compat/abi' % self.root,
+                      proc.stdout)
+        native, compat = self.report(proc.stdout, compat='ia32')
+        self.assertEqual(native['status'], 'pass', native['reason'])
+        self.assertEqual(compat['status'], 'error')
+        self.assertIn('init bailed out', compat['reason'])
+
+    def test_gate_run_skips_the_compat_document(self):
+        self.compat(['good'])
+        proc = self.run_init('bad', env={'CLONE3_GATE_RUN': 'good'})
+        self.assertEqual(len(self.begins(proc.stdout)), 1)
+        self.assertEqual(proc.returncode, 0, proc.stdout)
+
+    def test_fault_cut_compat_cuts_only_the_compat_document(self):
+        self.compat(['good', 'good'])
+        proc = self.run_init('good', env={'CLONE3_GATE_FAULT':
+                                          'cut-compat'})
+        self.assertEqual(proc.stdout.count('CLONE3-GATE-END'), 1)
+        native, compat = self.report(proc.stdout, compat='ia32')
+        self.assertEqual(native['status'], 'pass', native['reason'])
+        self.assertEqual(compat['status'], 'error')
+        self.assertIn('cut off', compat['reason'])
+
+    def test_fault_cut_runs_no_compat_document(self):
+        self.compat(['good'])
+        proc = self.run_init('good', 'good', env={'CLONE3_GATE_FAULT':
+                                                  'cut'})
+        self.assertEqual(len(self.begins(proc.stdout)), 1)
+
+    def report(self, stdout, variant='patched', compat=None):
         log = os.path.join(self.root, 'console.log')
         with open(log, 'w', encoding='utf-8') as f:
             f.write(stdout)
@@ -198,12 +303,17 @@ class InitTest(unittest.TestCase):
         os.makedirs(suite, exist_ok=True)
         open(os.path.join(suite, 'bad.c'), 'w').close()
         out = os.path.join(self.root, 'results')
+        extra = ['--compat', compat] if compat else []
         subprocess.run([REPORT, '--log', log, '--variant', variant,
                         '--arch', 'x86_64', '--out-dir', out,
-                        '--suite-dir', suite], check=True,
+                        '--suite-dir', suite] + extra, check=True,
                        capture_output=True)
-        with open(os.path.join(out, 'x86_64.json'), encoding='utf-8') as f:
-            return json.load(f)
+        rows = []
+        for name in ['x86_64'] + (['x86_64-' + compat] if compat else []):
+            with open(os.path.join(out, name + '.json'),
+                      encoding='utf-8') as f:
+                rows.append(json.load(f))
+        return rows if compat else rows[0]
 
     def test_report_reads_init_output(self):
         r = self.report(self.run_init('good', 'bad', 'hang',

@@ -2,13 +2,18 @@
 /*
  * PID 1 of the gate's guest: runs the clone3 selftests listed in
  * /clone3/run-list, one process group each, and prints their output as one
- * KTAP document framed by CLONE3-GATE-BEGIN/END on the console.  Then it
- * reboots, which ends QEMU (-no-reboot).
+ * KTAP document framed by CLONE3-GATE-BEGIN abi=native / CLONE3-GATE-END on
+ * the console.  When /clone3-compat exists (the 32-bit build of the suite
+ * on a 64-bit guest, its ABI named by /clone3-compat/abi: ia32, arm32), it
+ * then runs that directory the same way as a second document, abi=<abi>.
+ * Then it reboots once, which ends QEMU (-no-reboot).
  *
  * Run as any other PID (host test mode) it neither mounts nor reboots: it
- * exits 0 when every program passed or skipped, 1 otherwise.
- * CLONE3_INIT_ROOT replaces /clone3 in both modes; CLONE3_GATE_RUN=name
- * runs that one program instead of the run-list.
+ * exits 0 when every program of every document passed or skipped, 1
+ * otherwise.  CLONE3_INIT_ROOT replaces /clone3 in both modes, and
+ * CLONE3_INIT_COMPAT_ROOT /clone3-compat (default: the root with -compat
+ * appended); CLONE3_GATE_RUN=name runs that one program of /clone3
+ * instead of the run-list, and no compat document.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -32,6 +37,8 @@
 #include <sys/wait.h>
 
 #define DEFAULT_ROOT		"/clone3"
+#define COMPAT_SUFFIX		"-compat"
+#define MAX_ABI			32
 #define DEFAULT_TIMEOUT		45
 #define MAX_PROGRAMS		256
 #define MAX_LINE		4096
@@ -52,6 +59,7 @@ struct counts {
 static struct program programs[MAX_PROGRAMS];
 static int nr_programs;
 static int timeout_s = DEFAULT_TIMEOUT;
+/* The directory of the document being run: /clone3 or /clone3-compat. */
 static const char *root = DEFAULT_ROOT;
 static int is_pid1;
 
@@ -153,6 +161,7 @@ static void read_settings(void)
 	char path[512], line[256];
 	FILE *f;
 
+	timeout_s = DEFAULT_TIMEOUT;
 	snprintf(path, sizeof(path), "%s/settings", root);
 	f = fopen(path, "r");
 	if (!f)
@@ -199,6 +208,8 @@ static int read_run_list(void)
 	char path[512], line[1024];
 	FILE *f;
 
+	nr_programs = 0;
+	memset(programs, 0, sizeof(programs));
 	/* One program instead of the list: make bench runs the spawn bench. */
 	if (only && *only) {
 		snprintf(line, sizeof(line), "%s", only);
@@ -546,26 +557,80 @@ static int finish(int code)
 	return code;
 }
 
-static void print_header(void)
+static void print_header(const char *abi)
 {
 	struct utsname u;
 
 	if (uname(&u))
 		snprintf(u.machine, sizeof(u.machine), "unknown");
-	say("CLONE3-GATE-BEGIN arch=%s programs=%d", u.machine, nr_programs);
+	say("CLONE3-GATE-BEGIN arch=%s abi=%s programs=%d", u.machine, abi,
+	    nr_programs);
 	say("KTAP version 1");
 	say("1..%d", nr_programs);
 }
 
-static int run_all(const char *fault, const sigset_t *mask)
+static void print_end(const struct counts *c)
 {
-	int cut = !strcmp(fault, "cut");
-	struct counts c = { 0 };
-	int i, last = nr_programs;
+	say("CLONE3-GATE-END pass=%d fail=%d skip=%d timeout=%d",
+	    c->pass, c->fail, c->skip, c->timeout);
+}
 
+/*
+ * The compat ABI's name: the one word of <dir>/abi.  Returns 0, or -errno
+ * (-EINVAL when the file does not hold one word of [A-Za-z0-9_.+]).
+ */
+static int read_abi(const char *dir, char *abi, size_t len)
+{
+	char path[PATH_MAX + 8], line[64], *s, *p;
+	FILE *f;
+
+	snprintf(abi, len, "unknown");
+	snprintf(path, sizeof(path), "%s/abi", dir);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	s = fgets(line, sizeof(line), f) ? trim(line) : NULL;
+	fclose(f);
+	if (!s || !*s || strlen(s) >= len)
+		return -EINVAL;
+	for (p = s; *p; p++)
+		if (!(*p >= 'a' && *p <= 'z') && !(*p >= 'A' && *p <= 'Z') &&
+		    !(*p >= '0' && *p <= '9') && !strchr("_.+", *p))
+			return -EINVAL;
+	snprintf(abi, len, "%s", s);
+	return 0;
+}
+
+/*
+ * Run one document: the programs of dir's run-list, framed by BEGIN/END.
+ * Returns 0 when every program passed or skipped, 1 otherwise, -1 when
+ * the fault test cut it off (no END line: the caller stops at once).
+ */
+static int run_document(const char *dir, const char *abi, int abi_err,
+			const char *fault, int cut, const sigset_t *mask)
+{
+	struct counts c = { 0 };
+	int i, last, err;
+
+	root = dir;
+	read_settings();
+	err = read_run_list();
+	if (abi_err) {
+		nr_programs = 0;
+		err = abi_err;
+	}
+	print_header(abi);
+	if (err) {
+		say("Bail out! cannot read %s/%s: %s", root,
+		    abi_err ? "abi" : "run-list", strerror(-err));
+		print_end(&c);
+		return 1;
+	}
+	if (!strcmp(fault, "hang"))
+		for (;;)
+			pause();
 	/* fault test: stop in the middle and leave without the END line */
-	if (cut)
-		last = nr_programs / 2;
+	last = cut ? nr_programs / 2 : nr_programs;
 	for (i = 0; i < last; i++) {
 		struct program *p = &programs[i];
 
@@ -578,10 +643,16 @@ static int run_all(const char *fault, const sigset_t *mask)
 		count(&c, run_program(i + 1, p->name, mask));
 	}
 	if (cut)
-		return finish(1);
-	say("CLONE3-GATE-END pass=%d fail=%d skip=%d timeout=%d",
-	    c.pass, c.fail, c.skip, c.timeout);
-	return finish(c.fail || c.timeout ? 1 : 0);
+		return -1;
+	print_end(&c);
+	return c.fail || c.timeout ? 1 : 0;
+}
+
+static int is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 int main(void)
@@ -589,8 +660,10 @@ int main(void)
 	const char *fault = getenv("CLONE3_GATE_FAULT");
 	struct sigaction sa = { .sa_handler = on_sigchld,
 				.sa_flags = SA_NOCLDSTOP };
+	const char *only = getenv("CLONE3_GATE_RUN");
+	char compat_root[PATH_MAX], abi[MAX_ABI];
 	sigset_t block, wait_mask;
-	int err;
+	int rc, crc, abi_err;
 
 	if (fault && !strcmp(fault, "exit"))
 		return 1;
@@ -599,6 +672,13 @@ int main(void)
 	is_pid1 = getpid() == 1;
 	if (getenv("CLONE3_INIT_ROOT") && *getenv("CLONE3_INIT_ROOT"))
 		root = getenv("CLONE3_INIT_ROOT");
+	if (getenv("CLONE3_INIT_COMPAT_ROOT") &&
+	    *getenv("CLONE3_INIT_COMPAT_ROOT"))
+		snprintf(compat_root, sizeof(compat_root), "%s",
+			 getenv("CLONE3_INIT_COMPAT_ROOT"));
+	else
+		snprintf(compat_root, sizeof(compat_root), "%s" COMPAT_SUFFIX,
+			 root);
 	if (is_pid1) {
 		setup_console();
 		setsid();
@@ -612,16 +692,14 @@ int main(void)
 	sigdelset(&wait_mask, SIGCHLD);
 	sigaction(SIGCHLD, &sa, NULL);
 
-	read_settings();
-	err = read_run_list();
-	print_header();
-	if (err) {
-		say("Bail out! cannot read %s/run-list: %s", root,
-		    strerror(-err));
+	rc = run_document(root, "native", 0, fault, !strcmp(fault, "cut"),
+			  &wait_mask);
+	if (rc < 0)
 		return finish(1);
-	}
-	if (!strcmp(fault, "hang"))
-		for (;;)
-			pause();
-	return run_all(fault, &wait_mask);
+	if ((only && *only) || !is_dir(compat_root))
+		return finish(rc);
+	abi_err = read_abi(compat_root, abi, sizeof(abi));
+	crc = run_document(compat_root, abi, abi_err, "",
+			   !strcmp(fault, "cut-compat"), &wait_mask);
+	return finish(rc || crc ? 1 : 0);
 }

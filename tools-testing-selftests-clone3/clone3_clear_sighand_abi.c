@@ -620,6 +620,14 @@ static void log_entry(struct __test_metadata *_metadata, const char *who,
 	       act->handler, act->flags, kset_bits(act->mask));
 }
 
+/* The parent's entry and the child's, for a check that failed. */
+static void log_child_entry(struct __test_metadata *_metadata,
+			    const struct sig_state *st, int sig)
+{
+	log_entry(_metadata, "parent", sig, &st->installed[sig]);
+	log_entry(_metadata, "child", sig, &st->rep->act[sig]);
+}
+
 /* Is the child's entry the same as the parent's? */
 static bool same_entry(const struct ksigaction *a, const struct ksigaction *b)
 {
@@ -676,6 +684,22 @@ static bool flag_child_ready(struct __test_metadata *_metadata,
 	return table_test_ready(_metadata, clone_flags, true);
 }
 
+/*
+ * Install the test table, clone with CLONE_FLAGS (and the flag, if
+ * WITH_FLAG) a child that reads its own into st->rep.  False: skipped.
+ */
+static bool read_child_table(struct __test_metadata *_metadata,
+			     struct sig_state *st, __u64 clone_flags,
+			     bool with_flag)
+{
+	if (!table_test_ready(_metadata, clone_flags, with_flag))
+		return false;
+	install_table(_metadata, st);
+	clone_reader(_metadata, st,
+		     clone_flags | (with_flag ? CLONE_CLEAR_SIGHAND : 0));
+	return true;
+}
+
 SIG_TABLE_FIXTURE(flag_child)
 
 TEST_F(flag_child, resets_every_handler)
@@ -683,18 +707,13 @@ TEST_F(flag_child, resets_every_handler)
 	struct child_report *rep = self->st.rep;
 	int sig;
 
-	if (!flag_child_ready(_metadata, variant->clone_flags))
+	if (!read_child_table(_metadata, &self->st, variant->clone_flags, true))
 		return;
-	install_table(_metadata, &self->st);
-	clone_reader(_metadata, &self->st,
-		     variant->clone_flags | CLONE_CLEAR_SIGHAND);
 	for (sig = 1; sig <= KSIG_MAX; sig++) {
 		if (sig_kind(sig) == KIND_IGNORED && catchable(sig))
 			continue;
 		EXPECT_EQ((uintptr_t)SIG_DFL, (uintptr_t)rep->act[sig].handler) {
-			log_entry(_metadata, "parent", sig,
-				  &self->st.installed[sig]);
-			log_entry(_metadata, "child", sig, &rep->act[sig]);
+			log_child_entry(_metadata, &self->st, sig);
 		}
 	}
 }
@@ -704,18 +723,13 @@ TEST_F(flag_child, keeps_ignored_signals_ignored)
 	struct child_report *rep = self->st.rep;
 	int sig;
 
-	if (!flag_child_ready(_metadata, variant->clone_flags))
+	if (!read_child_table(_metadata, &self->st, variant->clone_flags, true))
 		return;
-	install_table(_metadata, &self->st);
-	clone_reader(_metadata, &self->st,
-		     variant->clone_flags | CLONE_CLEAR_SIGHAND);
 	for (sig = 1; sig <= KSIG_MAX; sig++) {
 		if (sig_kind(sig) != KIND_IGNORED || !catchable(sig))
 			continue;
 		EXPECT_EQ((uintptr_t)SIG_IGN, (uintptr_t)rep->act[sig].handler) {
-			log_entry(_metadata, "parent", sig,
-				  &self->st.installed[sig]);
-			log_entry(_metadata, "child", sig, &rep->act[sig]);
+			log_child_entry(_metadata, &self->st, sig);
 		}
 	}
 }
@@ -725,21 +739,14 @@ TEST_F(flag_child, clears_flags_and_masks)
 	struct child_report *rep = self->st.rep;
 	int sig;
 
-	if (!flag_child_ready(_metadata, variant->clone_flags))
+	if (!read_child_table(_metadata, &self->st, variant->clone_flags, true))
 		return;
-	install_table(_metadata, &self->st);
-	clone_reader(_metadata, &self->st,
-		     variant->clone_flags | CLONE_CLEAR_SIGHAND);
 	for (sig = 1; sig <= KSIG_MAX; sig++) {
 		EXPECT_EQ(0, rep->act[sig].flags) {
-			log_entry(_metadata, "parent", sig,
-				  &self->st.installed[sig]);
-			log_entry(_metadata, "child", sig, &rep->act[sig]);
+			log_child_entry(_metadata, &self->st, sig);
 		}
 		EXPECT_EQ(0, kset_bits(rep->act[sig].mask)) {
-			log_entry(_metadata, "parent", sig,
-				  &self->st.installed[sig]);
-			log_entry(_metadata, "child", sig, &rep->act[sig]);
+			log_child_entry(_metadata, &self->st, sig);
 		}
 	}
 }
@@ -749,11 +756,8 @@ TEST_F(flag_child, parent_table_unchanged)
 	struct ksigaction after;
 	int sig;
 
-	if (!flag_child_ready(_metadata, variant->clone_flags))
+	if (!read_child_table(_metadata, &self->st, variant->clone_flags, true))
 		return;
-	install_table(_metadata, &self->st);
-	clone_reader(_metadata, &self->st,
-		     variant->clone_flags | CLONE_CLEAR_SIGHAND);
 	for (sig = 1; sig <= KSIG_MAX; sig++) {
 		ASSERT_EQ(0, ksigaction(sig, NULL, &after));
 		EXPECT_TRUE(same_entry(&self->st.installed[sig], &after)) {
@@ -888,16 +892,13 @@ TEST_F(inherit, handlers_inherited_without_flag)
 	struct child_report *rep = self->st.rep;
 	int sig;
 
-	if (!table_test_ready(_metadata, variant->clone_flags, false))
+	if (!read_child_table(_metadata, &self->st, variant->clone_flags,
+			      false))
 		return;
-	install_table(_metadata, &self->st);
-	clone_reader(_metadata, &self->st, variant->clone_flags);
 	for (sig = 1; sig <= KSIG_MAX; sig++) {
 		EXPECT_TRUE(same_entry(&self->st.installed[sig],
 				       &rep->act[sig])) {
-			log_entry(_metadata, "parent", sig,
-				  &self->st.installed[sig]);
-			log_entry(_metadata, "child", sig, &rep->act[sig]);
+			log_child_entry(_metadata, &self->st, sig);
 		}
 	}
 }

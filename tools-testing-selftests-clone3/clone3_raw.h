@@ -154,9 +154,16 @@ static inline bool clone3_flag_required(void)
 }
 
 /*
+ * A system call number no kernel has: above every table, below the ARM
+ * private numbers (0xf0000 up), for which an ARM kernel sends SIGILL
+ * instead of failing with ENOSYS.
+ */
+#define NO_SUCH_SYSCALL 0x7fff
+
+/*
  * The errno clone3(NULL, 0) gives when the kernel has no clone3(): that
- * of a system call number no kernel has.  0 when clone3() exists (the
- * call then fails with some other errno, EINVAL on a sane kernel).
+ * of NO_SUCH_SYSCALL.  0 when clone3() exists (the call then fails with
+ * some other errno, EINVAL on a sane kernel).
  */
 static inline int clone3_missing_errno(void)
 {
@@ -165,7 +172,7 @@ static inline int clone3_missing_errno(void)
 
 	if (ret == 0)
 		_exit(0);	/* a broken kernel made a child of us */
-	if (ret > 0 || syscall(-1L) >= 0 || errno != err)
+	if (ret > 0 || syscall(NO_SUCH_SYSCALL) >= 0 || errno != err)
 		return 0;
 	return err;
 }
@@ -179,17 +186,18 @@ typedef int (*clone3_fn)(void *arg);
  * needs no frame of ours.  The parent gets the child's id or -errno.
  * TOP must be memory only the child uses: with CLONE_VM, not our stack.
  *
- * One block per architecture; an architecture without one gets
- * -EOPNOTSUPP and CLONE3_HAVE_RUN 0.  The syscall instruction keeps every
- * register but the result one, so the child finds FN, ARG and TOP where
- * the parent put them.
+ * One block per architecture in the one #if below, each defining
+ * CLONE3_HAVE_RUN 1 for the code after it; elsewhere clone3_run() gives
+ * -EOPNOTSUPP and CLONE3_HAVE_RUN is 0.  The syscall instruction keeps
+ * every register but the result one, so the child finds FN, ARG and TOP
+ * where the parent put them.
  */
-#if defined(__x86_64__)
-#define CLONE3_HAVE_RUN 1
 static inline long clone3_run(void *args, size_t size, clone3_fn fn,
 			      void *arg, void *top)
 {
-	register long rax asm("rax") = __NR_clone3;
+#if defined(__x86_64__)
+#define CLONE3_HAVE_RUN 1
+	register long ret asm("rax") = __NR_clone3;
 	register void *rdi asm("rdi") = args;
 	register size_t rsi asm("rsi") = size;
 	register clone3_fn r12 asm("r12") = fn;
@@ -209,18 +217,13 @@ static inline long clone3_run(void *args, size_t size, clone3_fn fn,
 		     "syscall\n\t"
 		     "ud2\n"
 		     "1:"
-		     : "+r" (rax)
+		     : "+r" (ret)
 		     : "r" (rdi), "r" (rsi), "r" (r12), "r" (r13), "r" (r14),
 		       [nr_exit] "i" (__NR_exit)
 		     : "rcx", "r11", "memory", "cc");
-	return rax;
-}
 #elif defined(__i386__)
-/* int $0x80: eax number, ebx and ecx the arguments; ebp stays ours. */
 #define CLONE3_HAVE_RUN 1
-static inline long clone3_run(void *args, size_t size, clone3_fn fn,
-			      void *arg, void *top)
-{
+	/* int $0x80: eax the number, ebx and ecx the arguments. */
 	long ret = __NR_clone3;
 
 	asm volatile("int $0x80\n\t"
@@ -241,15 +244,10 @@ static inline long clone3_run(void *args, size_t size, clone3_fn fn,
 		     : "b" (args), "c" (size), "S" (fn), "D" (arg), "d" (top),
 		       [nr_exit] "i" (__NR_exit)
 		     : "memory", "cc");
-	return ret;
-}
 #elif defined(__aarch64__)
 #define CLONE3_HAVE_RUN 1
-static inline long clone3_run(void *args, size_t size, clone3_fn fn,
-			      void *arg, void *top)
-{
-	register long x8 asm("x8") = __NR_clone3;
-	register void *x0 asm("x0") = args;
+	register long nr asm("x8") = __NR_clone3;
+	register void *ret asm("x0") = args;
 	register size_t x1 asm("x1") = size;
 	register clone3_fn x19 asm("x19") = fn;
 	register void *x20 asm("x20") = arg;
@@ -266,25 +264,20 @@ static inline long clone3_run(void *args, size_t size, clone3_fn fn,
 		     "svc #0\n\t"
 		     "brk #0\n"
 		     "1:"
-		     : "+r" (x0)
-		     : "r" (x8), "r" (x1), "r" (x19), "r" (x20), "r" (x21),
+		     : "+r" (ret)
+		     : "r" (nr), "r" (x1), "r" (x19), "r" (x20), "r" (x21),
 		       [nr_exit] "i" (__NR_exit)
 		     : "memory", "cc");
-	return (long)x0;
-}
 #elif defined(__arm__)
-/*
- * EABI: svc #0 with the number in r7.  r7 is the frame pointer of Thumb
- * code, which the compiler may refuse as an operand, so the number goes
- * in through r2 and r7 is kept in ip (r12) across the call.
- */
 #define CLONE3_HAVE_RUN 1
-static inline long clone3_run(void *args, size_t size, clone3_fn fn,
-			      void *arg, void *top)
-{
-	register void *r0 asm("r0") = args;
+	/*
+	 * EABI: svc #0, the number in r7.  r7 is the frame pointer of Thumb
+	 * code, which the compiler may refuse as an operand: the number
+	 * comes in through r2 and r7 waits in ip (r12) across the call.
+	 */
+	register void *ret asm("r0") = args;
 	register size_t r1 asm("r1") = size;
-	register long r2 asm("r2") = __NR_clone3;
+	register long nr asm("r2") = __NR_clone3;
 	register clone3_fn r4 asm("r4") = fn;
 	register void *r5 asm("r5") = arg;
 	register void *r6 asm("r6") = top;
@@ -303,19 +296,14 @@ static inline long clone3_run(void *args, size_t size, clone3_fn fn,
 		     "svc #0\n\t"
 		     "bkpt #0\n"
 		     "1:"
-		     : "+r" (r0)
-		     : "r" (r1), "r" (r2), "r" (r4), "r" (r5), "r" (r6),
+		     : "+r" (ret)
+		     : "r" (r1), "r" (nr), "r" (r4), "r" (r5), "r" (r6),
 		       [nr_exit] "i" (__NR_exit)
 		     : "ip", "memory", "cc");
-	return (long)r0;
-}
 #elif defined(__riscv) && __riscv_xlen == 64
 #define CLONE3_HAVE_RUN 1
-static inline long clone3_run(void *args, size_t size, clone3_fn fn,
-			      void *arg, void *top)
-{
-	register long a7 asm("a7") = __NR_clone3;
-	register void *a0 asm("a0") = args;
+	register long nr asm("a7") = __NR_clone3;
+	register void *ret asm("a0") = args;
 	register size_t a1 asm("a1") = size;
 	register clone3_fn s1 asm("s1") = fn;
 	register void *s2 asm("s2") = arg;
@@ -331,20 +319,16 @@ static inline long clone3_run(void *args, size_t size, clone3_fn fn,
 		     "ecall\n\t"
 		     "ebreak\n"
 		     "1:"
-		     : "+r" (a0)
-		     : "r" (a7), "r" (a1), "r" (s1), "r" (s2), "r" (s3),
+		     : "+r" (ret)
+		     : "r" (nr), "r" (a1), "r" (s1), "r" (s2), "r" (s3),
 		       [nr_exit] "i" (__NR_exit)
 		     : "memory");
-	return (long)a0;
-}
 #else
 #define CLONE3_HAVE_RUN 0
-static inline long clone3_run(void *args, size_t size, clone3_fn fn,
-			      void *arg, void *top)
-{
-	return -EOPNOTSUPP;
-}
+	long ret = -EOPNOTSUPP;
 #endif
+	return (long)ret;
+}
 
 /* clone3_run() on the stack the arguments give the kernel. */
 static inline long clone3_run_on_stack(struct clone3_args *args, size_t size,

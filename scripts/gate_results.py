@@ -62,12 +62,6 @@ class Result:
     why: Optional[str] = None
 
     @property
-    def label(self) -> str:
-        if self.data and isinstance(self.data.get('row'), str):
-            return self.data['row']
-        return row_label(self.row)
-
-    @property
     def status(self) -> str:
         return self.data['status'] if self.data else 'missing'
 

@@ -73,9 +73,10 @@ static double now_us(void)
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-static long ts_ns(const struct timespec *ts)
+/* 64 bits: seconds times 10^9 overflow a 32-bit long. */
+static long long ts_ns(const struct timespec *ts)
 {
-	return ts->tv_sec * 1000000000L + ts->tv_nsec;
+	return ts->tv_sec * 1000000000LL + ts->tv_nsec;
 }
 
 /*
@@ -85,7 +86,7 @@ static long ts_ns(const struct timespec *ts)
 static long clock_step_ns(void)
 {
 	struct timespec a, b;
-	long step, best = 0;
+	long long step, best = 0;
 	int i;
 
 	for (i = 0; i < 5; i++) {

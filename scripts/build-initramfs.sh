@@ -1,37 +1,43 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Pack the initramfs for ARCH from what build-suite.sh left in SUITEDIR,
-# with the kernel tree's usr/gen_init_cpio (built here with the host
-# compiler), as an uncompressed cpio for QEMU's -initrd:
+# Pack the initramfs for ARCH (initramfs_path in lib.sh) from what
+# build-suite.sh left in the arch's suite_dir, with the kernel tree's
+# usr/gen_init_cpio (built here with the host compiler), as an
+# uncompressed cpio for QEMU's -initrd:
 #   /dev/console (char 5,1), /proc, /sys, /tmp, /init,
 #   /clone3/<programs> (stripped), /clone3/run-list, /clone3/settings
+#   /clone3-compat/...   the same from the suite of the arch's COMPAT_ARCH,
+#                        and /clone3-compat/abi holding COMPAT_ABI
 # The archive is kept apart from the kernel so that a suite change needs no
 # kernel build.  It is written again only when an input changed, and only
 # a complete archive ever has the name OUT.
 #
-# Environment: WORK (default build).
+# Environment: KERNEL, KSRC, WORK (gate_paths).  Prints the archive's path.
 #
-# usage: build-initramfs.sh ARCH SUITEDIR OUT
+# usage: build-initramfs.sh ARCH
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-[ $# -eq 3 ] || die "usage: build-initramfs.sh ARCH SUITEDIR OUT"
+[ $# -eq 1 ] || die "usage: build-initramfs.sh ARCH"
 ARCH=$1
-SUITEDIR=$2
-OUT=$3
-ROOT=$(repo_root)
-CONF=$ROOT/qemu-images/$ARCH/qemu.conf
-WORK=${WORK:-build}
-case $WORK in /*) ;; *) WORK=$ROOT/$WORK ;; esac
-TREE=$WORK/linux
-
-[ -f "$CONF" ] || die "unknown arch '$ARCH' (no $CONF)"
-. "$CONF"
-need_cmd "${CROSS_COMPILE}strip" binutils
+gate_paths
+OUT=$(initramfs_path "$ARCH")
+load_arch "$ARCH"
+SUITEDIR=$(suite_dir "$ARCH")
+COMPATDIR=
+[ -z "$COMPAT_ARCH" ] || COMPATDIR=$(suite_dir "$COMPAT_ARCH")
+STRIP=${CROSS_COMPILE}strip
+COMPAT_STRIP=$(
+	[ -z "$COMPAT_ARCH" ] && exit
+	load_arch "$COMPAT_ARCH"
+	echo "${CROSS_COMPILE}strip"
+)
 need_cmd cc gcc
-for f in init clone3/run-list clone3/settings; do
-	[ -f "$SUITEDIR/$f" ] || die "$SUITEDIR/$f is missing (run build-suite.sh first)"
+for d in "$SUITEDIR" $COMPATDIR; do
+	for f in init clone3/run-list clone3/settings; do
+		[ -f "$d/$f" ] || die "$d/$f is missing (run build-suite.sh first)"
+	done
 done
 [ -f "$TREE/usr/gen_init_cpio.c" ] || die "$TREE/usr/gen_init_cpio.c is missing"
 mkdir -p "$(dirname "$OUT")"
@@ -40,19 +46,43 @@ mkdir -p "$(dirname "$OUT")"
 GEN=$WORK/initramfs/gen_init_cpio
 if [ ! -x "$GEN" ] || [ "$TREE/usr/gen_init_cpio.c" -nt "$GEN" ]; then
 	mkdir -p "$(dirname "$GEN")"
-	cc -O2 -o "$GEN.partial" "$TREE/usr/gen_init_cpio.c" ||
+	cc -O2 -o "$GEN.partial.$$" "$TREE/usr/gen_init_cpio.c" ||
 		die "cannot build $TREE/usr/gen_init_cpio.c"
-	mv "$GEN.partial" "$GEN"
+	mv "$GEN.partial.$$" "$GEN"
 fi
 
 STAGE=$OUT.files
 STAMP=$OUT.stamp
-want=$(cd "$SUITEDIR" && { echo "$ARCH"; cat init clone3/*; } | cksum)
+want=$( {
+	echo "$ARCH $COMPAT_ABI"
+	cat "$SUITEDIR"/init "$SUITEDIR"/clone3/*
+	[ -z "$COMPATDIR" ] || cat "$COMPATDIR"/clone3/*
+} | cksum)
 if [ -f "$OUT" ] && [ "$(cat "$STAMP" 2>/dev/null)" = "$want" ]; then
 	echo "$OUT"
 	exit 0
 fi
 rm -f "$STAMP"
+
+# The programs of one suite under DIR in the archive, stripped with STRIP.
+#   suite_files DIR SUITEDIR STRIP
+suite_files() {
+	local f name
+	mkdir -p "$STAGE$1"
+	echo "dir $1 0755 0 0"
+	for f in "$2"/clone3/*; do
+		name=$(basename "$f")
+		case $name in
+		run-list | settings)
+			echo "file $1/$name $f 0644 0 0"
+			;;
+		*)
+			"$3" -o "$STAGE$1/$name" "$f"
+			echo "file $1/$name $STAGE$1/$name 0755 0 0"
+			;;
+		esac
+	done
+}
 
 rm -rf "$STAGE"
 mkdir -p "$STAGE"
@@ -62,21 +92,14 @@ mkdir -p "$STAGE"
 	echo "dir /proc 0755 0 0"
 	echo "dir /sys 0755 0 0"
 	echo "dir /tmp 1777 0 0"
-	"${CROSS_COMPILE}strip" -o "$STAGE/init" "$SUITEDIR/init"
+	"$STRIP" -o "$STAGE/init" "$SUITEDIR/init"
 	echo "file /init $STAGE/init 0755 0 0"
-	echo "dir /clone3 0755 0 0"
-	for f in "$SUITEDIR"/clone3/*; do
-		name=$(basename "$f")
-		case $name in
-		run-list | settings)
-			echo "file /clone3/$name $f 0644 0 0"
-			;;
-		*)
-			"${CROSS_COMPILE}strip" -o "$STAGE/$name" "$f"
-			echo "file /clone3/$name $STAGE/$name 0755 0 0"
-			;;
-		esac
-	done
+	suite_files /clone3 "$SUITEDIR" "$STRIP"
+	if [ -n "$COMPATDIR" ]; then
+		suite_files /clone3-compat "$COMPATDIR" "$COMPAT_STRIP"
+		echo "$COMPAT_ABI" >"$STAGE/compat-abi"
+		echo "file /clone3-compat/abi $STAGE/compat-abi 0644 0 0"
+	fi
 } >"$OUT.list"
 "$GEN" -t 0 "$OUT.list" >"$OUT.partial" || die "gen_init_cpio failed on $OUT.list"
 mv "$OUT.partial" "$OUT"

@@ -2,13 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build the gate's minimal kernel for ARCH from the source tree SRC into
-# the out-of-tree build directory BUILDDIR: tinyconfig, then the arch's
-# fragment (qemu-images/ARCH/config) and the suite's needs
-# (tools-testing-selftests-clone3/config) merged with the tree's
-# merge_config.sh -n (allnoconfig fills the rest).  The .config is made again only when a fragment or the
-# arch changed, so a warm build stays incremental.  Every option the
+# the out-of-tree build directory BUILDDIR: tinyconfig, then these
+# fragments merged with the tree's merge_config.sh -n (allnoconfig fills
+# the rest):
+#   qemu-images/common.config          what every guest needs
+#   qemu-images/ARCH/config            what this arch needs
+#   qemu-images/ARCH/<V.P>.config      what differs for Linux V.P, if any
+#                                      (from SRC's Makefile)
+#   tools-testing-selftests-clone3/config   the suite's needs
+# The .config is made again only when a fragment or the arch changed, so a
+# warm build stays incremental.  Every option the
 # fragments ask for is checked after olddefconfig; the build stops naming
-# each one Kconfig did not keep.  Prints the image path on success.
+# each one Kconfig did not keep.  Prints the image path on success; a
+# failed build quotes the compiler's first error, then the log's tail.
 #
 # The compiler runs through ccache, its cache kept in the build directory:
 # base and patched share that directory and differ in kernel/fork.c, so
@@ -26,15 +32,13 @@ ARCH=$1
 SRC=$2
 BUILDDIR=$3
 ROOT=$(repo_root)
-CONF=$ROOT/qemu-images/$ARCH/qemu.conf
 JOBS=${JOBS:-2}
 V=${V:-0}
 
-[ -f "$CONF" ] || die "unknown arch '$ARCH' (no $CONF)"
 [ -f "$SRC/Makefile" ] && [ -f "$SRC/kernel/fork.c" ] ||
 	die "SRC=$SRC is not a kernel source tree"
 case $JOBS in '' | *[!0-9]* | 0*) die "JOBS=$JOBS is not a positive integer" ;; esac
-. "$CONF"
+load_arch "$ARCH"
 need_cmd "${CROSS_COMPILE}gcc" "$CC_PKG"
 need_cmd make make
 need_cmd flex flex
@@ -42,7 +46,10 @@ need_cmd bison bison
 need_cmd bc bc
 need_cmd ccache ccache
 
-FRAGMENTS="$ROOT/qemu-images/$ARCH/config $ROOT/tools-testing-selftests-clone3/config"
+VP=$(sed -n 's/^VERSION = //p; s/^PATCHLEVEL = //p' "$SRC/Makefile" | paste -sd.)
+FRAGMENTS="$ROOT/qemu-images/common.config $ROOT/qemu-images/$ARCH/config"
+[ ! -f "$ROOT/qemu-images/$ARCH/$VP.config" ] || FRAGMENTS="$FRAGMENTS $ROOT/qemu-images/$ARCH/$VP.config"
+FRAGMENTS="$FRAGMENTS $ROOT/tools-testing-selftests-clone3/config"
 for f in $FRAGMENTS; do
 	[ -f "$f" ] || die "kconfig fragment $f is missing"
 done
@@ -65,6 +72,9 @@ kmake() {
 }
 
 fail_with_log() {
+	local first
+	first=$(grep -m1 -E '(error|Error):' "$LOG" || true)
+	[ -z "$first" ] || echo "first error: $first" >&2
 	if [ "$V" != 1 ]; then
 		tail -n 20 "$LOG" | sed 's/^/    /' >&2
 	fi

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build the suite and the gate's init statically for ARCH into OUTDIR:
+# Build the suite and the gate's init statically for ARCH into its
+# suite_dir (lib.sh), OUTDIR below:
 #   OUTDIR/init              the static PID 1 (qemu-images/init)
 #   OUTDIR/clone3/<program>  every TEST_GEN_PROGS and TEST_GEN_PROGS_EXTENDED
 #   OUTDIR/clone3/run-list   TEST_GEN_PROGS in order; a program that does
@@ -10,38 +11,35 @@
 # The suite is staged with stage-selftests.sh and built by the tree's
 # lib.mk, one program at a time, against the uapi headers that
 # `make headers_install` gives from the kernel tree for that arch.
-# Nothing is done when the sources and headers are unchanged.
+# Nothing is done when the sources and headers are unchanged.  One build
+# per arch at a time: an arch's suite is also the compat suite of another.
 #
-# Environment: WORK (default build), V=1 shows the compiler output.
+# Environment: KERNEL, KSRC, WORK (gate_paths), V=1 shows the compiler
+# output.
 #
-# usage: build-suite.sh ARCH OUTDIR
+# usage: build-suite.sh ARCH
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-[ $# -eq 2 ] || die "usage: build-suite.sh ARCH OUTDIR"
+[ $# -eq 1 ] || die "usage: build-suite.sh ARCH"
 ARCH=$1
-ROOT=$(repo_root)
-CONF=$ROOT/qemu-images/$ARCH/qemu.conf
-WORK=${WORK:-build}
-case $WORK in /*) ;; *) WORK=$ROOT/$WORK ;; esac
-TREE=$WORK/linux
+gate_paths
 SUITE=$ROOT/tools-testing-selftests-clone3
 INIT=$ROOT/qemu-images/init
 V=${V:-0}
 
-[ -f "$CONF" ] || die "unknown arch '$ARCH' (no $CONF)"
-. "$CONF"
+load_arch "$ARCH"
 need_cmd "${CROSS_COMPILE}gcc" "$CC_PKG"
 need_cmd make make
 [ -f "$INIT/Makefile" ] || die "$INIT/Makefile is missing"
 git -C "$TREE" rev-parse -q --verify upstream >/dev/null 2>&1 ||
 	die "$TREE is not a prepared tree (run: make tree)"
-mkdir -p "$2"
-OUT=$(cd "$2" && pwd)
+OUT=$(suite_dir "$ARCH")
+mkdir -p "$OUT"
 LOG=$OUT/build.log
 STAMP=$OUT/.clone3-suite-stamp
-SRCARCH=$KARCH
-[ "$KARCH" = x86_64 ] && SRCARCH=x86
+exec 7>"$OUT.lock"
+flock 7
 
 # What the output depends on: our sources, the tree's selftests (patched
 # branch) and uapi headers (checked-out commit), the compiler.
@@ -55,7 +53,6 @@ want=$( {
 	cat "$SUITE"/* "$INIT"/*
 } | cksum)
 if [ "$(cat "$STAMP" 2>/dev/null)" = "$want" ] && [ -f "$OUT/clone3/run-list" ]; then
-	echo "$OUT"
 	exit 0
 fi
 rm -f "$STAMP"
@@ -129,4 +126,3 @@ mv "$runlist" "$OUT/clone3/run-list"
 run make -C "$INIT" CC="${CROSS_COMPILE}gcc" OUT="$OUT" ||
 	die "$ARCH: the init does not build (see $LOG)"
 echo "$want" >"$STAMP"
-echo "$OUT"

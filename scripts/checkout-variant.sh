@@ -11,17 +11,14 @@
 # next build stays incremental.  A worktree with modified tracked files is
 # left alone (nothing is lost) and the files are named.
 #
-# Environment: WORK (default build), the directory prepare-tree.sh filled.
+# Environment: KERNEL, KSRC, WORK (gate_paths), as prepare-tree.sh filled them.
 #
 # usage: checkout-variant.sh base|patched|COMMIT
 set -eu
 . "$(dirname "$0")/lib.sh"
 
 [ $# -eq 1 ] && [ -n "$1" ] || die "usage: checkout-variant.sh base|patched|COMMIT"
-ROOT=$(repo_root)
-WORK=${WORK:-build}
-case $WORK in /*) ;; *) WORK=$ROOT/$WORK ;; esac
-TREE=$WORK/linux
+gate_paths
 
 git -C "$TREE" rev-parse -q --verify base >/dev/null 2>&1 ||
 	die "$TREE is not a prepared tree (run: make tree)"

@@ -10,10 +10,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 [ $# -eq 0 ] || die "usage: checkpatch-series.sh"
-ROOT=$(repo_root)
-WORK=${WORK:-build}
-case $WORK in /*) ;; *) WORK=$ROOT/$WORK ;; esac
-TREE=$WORK/linux
+gate_paths
 COVER=$ROOT/patches/0000-cover-letter.patch
 
 [ -x "$TREE/scripts/checkpatch.pl" ] || die "$TREE/scripts/checkpatch.pl missing (run: make tree)"

@@ -2,16 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The gate: base and patched kernels for every arch in ARCHES, each booted
-# under QEMU with the suite; summarize.py holds the results against the
-# expectations and gives the closing line and the exit code.  base runs
-# on every arch first, then patched: both use the source tree build/linux
-# and the patched build directories (see base_build_commit in lib.sh).
+# under QEMU with the suite (and, on x86_64 and arm64, the 32-bit suite in
+# compat); summarize.py holds the results against the expectations and
+# gives the closing line and the exit code.  base runs on every arch
+# first, then patched (variant-build.sh says where each is built).
 #
-# Environment (from the Makefile): ARCHES (x86_64 arm64 riscv64: any
-# directory of qemu-images/ with a qemu.conf), JOBS (make -j of each
-# kernel; JOBS+1 arches run at once, since a boot uses one core), ACCEL
-# (tcg|kvm), V (0|1), KSRC (a kernel tree to use instead of Debian's
-# linux-source-6.1), WORK (build, or build/ksrc-<hash> for KSRC).
+# Environment (see check_gate_env and gate_paths in lib.sh): ARCHES
+# (default: every arch; any directory of qemu-images/ with a qemu.conf),
+# KERNEL (6.1 or 6.12: a directory of trees/), KSRC (a kernel tree of
+# yours instead), JOBS (make -j of each kernel; JOBS+1 arches run at once,
+# since a boot uses one core), ACCEL (tcg|kvm), V (0|1), WORK.
 # Exit: 0 every expectation met, 1 one was not, 2 usage or environment,
 # 130 interrupted (earlier results and the tree stay as they were).
 #
@@ -19,18 +19,13 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-[ $# -eq 0 ] || die "usage: gate.sh (settings come from the environment: ARCHES JOBS ACCEL V KSRC WORK)"
-ROOT=$(repo_root)
-S=$ROOT/scripts
-KSRC=${KSRC:-}
-WORK=${WORK:-build}
+[ $# -eq 0 ] || die "usage: gate.sh (settings come from the environment: ARCHES KERNEL KSRC JOBS ACCEL V WORK)"
 check_gate_env
-case $WORK in /*) ;; *) WORK=$ROOT/$WORK ;; esac
-export WORK
+S=$ROOT/scripts
 
 start=$(date +%s)
-echo "gate: arches: $ARCHES; make -j$JOBS, up to $((JOBS + 1)) arches at once; accel: $ACCEL; work: $WORK"
-"$S/prepare-tree.sh" "$WORK" "$KSRC"
+echo "gate: tree $TREE_NAME; arches: $ARCHES; make -j$JOBS, up to $((JOBS + 1)) arches at once; accel: $ACCEL; work: $WORK"
+"$S/prepare-tree.sh"
 
 failed=0
 for v in base patched; do
@@ -40,7 +35,8 @@ done
 echo "gate: builds and boots done in $(($(date +%s) - start)) s"
 [ "$failed" = 0 ] || echo "gate: an arch job stopped with status $failed (see above)" >&2
 
+rows=$(for a in $ARCHES; do arch_rows "$a"; done | tr '\n' ' ')
 rc=0
-python3 "$S/summarize.py" --results "$WORK/results" --mode gate --arches "$ARCHES" || rc=$?
+python3 "$S/summarize.py" --results "$RESULTS" --mode gate --tree "$TREE_NAME" --arches "$rows" || rc=$?
 [ "$failed" = 0 ] || [ "$rc" = 1 ] || rc=2
 exit "$rc"

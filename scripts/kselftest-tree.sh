@@ -12,20 +12,14 @@
 # moved to the patched commit on every run; the top-level Makefile wants
 # a .config for the kselftest target, so a defconfig is made once.
 #
-# usage: kselftest-tree.sh    (WORK=dir: work directory, default build)
+# usage: kselftest-tree.sh    (KERNEL, KSRC, WORK: see gate_paths in lib.sh)
 # exit:  0 every program passed or skipped, 1 a program failed or the
 #        plan does not match the results, 2 usage or environment error
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-[ $# -eq 0 ] || die "usage: kselftest-tree.sh (takes no arguments; set WORK=dir)"
-ROOT=$(repo_root)
-WORK=${WORK:-build}
-case $WORK in
-/*) ;;
-*) WORK=$ROOT/$WORK ;;
-esac
-TREE=$WORK/linux
+[ $# -eq 0 ] || die "usage: kselftest-tree.sh (takes no arguments; set KERNEL, KSRC or WORK)"
+gate_paths
 WT=$WORK/kselftest-tree
 LOG=$WORK/kselftest-tree.log
 SUITE=$ROOT/tools-testing-selftests-clone3

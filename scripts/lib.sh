@@ -7,8 +7,87 @@ die() {
 	exit 2
 }
 
-note() {
-	echo "  $*"
+# The gate's paths, made here and nowhere else.  From the environment:
+# KERNEL (the tree: a directory of trees/, default 6.1), KSRC (a kernel
+# tree of the user's, which replaces KERNEL) and WORK (the work
+# directory; by default build/<KERNEL>, or build/ksrc-<hash of KSRC's
+# path> for KSRC).  Sets and exports KERNEL, KSRC and WORK (absolute), and
+# sets ROOT (this repository), TREE (WORK/linux, the prepared git tree),
+# TREE_NAME (what results call the tree: KERNEL, or "ksrc") and RESULTS.
+# Every path under WORK comes from the functions below it.
+gate_paths() {
+	ROOT=$(repo_root)
+	KERNEL=${KERNEL:-6.1}
+	KSRC=${KSRC:-}
+	if [ -n "$KSRC" ]; then
+		[ -f "$KSRC/Makefile" ] && [ -f "$KSRC/kernel/fork.c" ] ||
+			die "KSRC=$KSRC is not a kernel source tree (no Makefile or kernel/fork.c)"
+		KSRC=$(cd "$KSRC" && pwd)
+		TREE_NAME=ksrc
+		WORK=${WORK:-build/ksrc-$(printf '%s' "$KSRC" | cksum | cut -d' ' -f1)}
+	else
+		[ -f "$ROOT/trees/$KERNEL/source.conf" ] ||
+			die "KERNEL=$KERNEL: unknown tree; choose from: $(known_trees)"
+		TREE_NAME=$KERNEL
+		WORK=${WORK:-build/$KERNEL}
+	fi
+	case $WORK in /*) ;; *) WORK=$ROOT/$WORK ;; esac
+	TREE=$WORK/linux
+	RESULTS=$WORK/results
+	export KERNEL KSRC WORK
+}
+
+known_trees() {
+	(cd "$(repo_root)/trees" && ls -d */source.conf | sed 's|/source.conf||' | tr '\n' ' ')
+}
+
+# The build directory of one kernel: kbuild_dir ARCH base|patched
+kbuild_dir() {
+	echo "$WORK/kbuild/$1/$2"
+}
+
+# The static suite and init of one arch: suite_dir ARCH
+suite_dir() {
+	echo "$WORK/suite/$1"
+}
+
+# The initramfs of one arch: initramfs_path ARCH
+initramfs_path() {
+	echo "$WORK/initramfs/$1.cpio"
+}
+
+# The console log of one boot while it runs: boot_log VARIANT ARCH
+boot_log() {
+	echo "$WORK/boot/$1/$2.log"
+}
+
+# The results of one variant: results_dir VARIANT
+results_dir() {
+	echo "$RESULTS/$1"
+}
+
+# The arch's data (qemu-images/ARCH/qemu.conf) into the caller's shell.
+#   load_arch ARCH
+load_arch() {
+	local conf
+	conf=$(repo_root)/qemu-images/$1/qemu.conf
+	[ -f "$conf" ] || die "unknown arch '$1' (no qemu-images/$1/qemu.conf); choose from: $(known_arches)"
+	. "$conf"
+}
+
+known_arches() {
+	(cd "$(repo_root)/qemu-images" && ls -d */qemu.conf | sed 's|/qemu.conf||' | tr '\n' ' ')
+}
+
+# The result rows of an arch: the arch itself, and ARCH-ABI when its
+# guest also runs the 32-bit suite (compat).
+#   arch_rows ARCH
+arch_rows() {
+	(
+		load_arch "$1"
+		echo "$1"
+		[ -z "$COMPAT_ABI" ] || echo "$1-$COMPAT_ABI"
+	)
 }
 
 # Name the Debian package that provides a missing command, and either
@@ -43,12 +122,19 @@ series_patches() {
 #   commit_as_patch TREE TREE_ID PARENT PATCH
 commit_as_patch() {
 	local msg info
+	local subject name email date
 	msg=$(mktemp)
 	info=$(git mailinfo "$msg" /dev/null <"$4")
-	{ echo "$info" | sed -n 's/^Subject: //p'; echo; cat "$msg"; } |
-		GIT_AUTHOR_NAME=$(echo "$info" | sed -n 's/^Author: //p') \
-		GIT_AUTHOR_EMAIL=$(echo "$info" | sed -n 's/^Email: //p') \
-		GIT_AUTHOR_DATE=$(echo "$info" | sed -n 's/^Date: //p') \
+	# A plain diff has no mail header: its file name is its subject.
+	subject=$(echo "$info" | sed -n 's/^Subject: //p')
+	[ -n "$subject" ] || subject="$(basename "$4") (a plain diff)"
+	name=$(echo "$info" | sed -n 's/^Author: //p')
+	email=$(echo "$info" | sed -n 's/^Email: //p')
+	date=$(echo "$info" | sed -n 's/^Date: //p')
+	{ echo "$subject"; echo; cat "$msg"; } |
+		GIT_AUTHOR_NAME=${name:-clone3 gate} \
+		GIT_AUTHOR_EMAIL=${email:-gate@localhost} \
+		GIT_AUTHOR_DATE=${date:-2019-11-14 00:00:00 +0000} \
 		GIT_COMMITTER_NAME="clone3 gate" \
 		GIT_COMMITTER_EMAIL="gate@localhost" \
 		GIT_COMMITTER_DATE="2019-11-14 00:00:00 +0000" \
@@ -102,14 +188,19 @@ need_packages() {
 	fi
 }
 
+# The arches a gate runs when ARCHES is not given.
+DEFAULT_ARCHES="x86_64 arm64 riscv64 i386 armv7"
+
 # Check the gate's settings from the environment (ARCHES, JOBS, ACCEL, V,
-# KSRC) and that each arch's cross compiler, static C library and QEMU
-# are there.  Arches are whatever qemu-images/ holds a qemu.conf for.
+# KERNEL, KSRC), make the paths (gate_paths) and check that each arch's
+# cross compiler, static C library and QEMU are there, and those of the
+# arch whose programs its guest runs in compat.  Arches are whatever
+# qemu-images/ holds a qemu.conf for.
 check_gate_env() {
 	local root a known seen=" "
 	root=$(repo_root)
-	known=$(cd "$root/qemu-images" && ls -d */qemu.conf 2>/dev/null | sed 's|/qemu.conf||' | tr '\n' ' ')
-	ARCHES=${ARCHES-x86_64 arm64 riscv64}
+	known=$(known_arches)
+	ARCHES=${ARCHES-$DEFAULT_ARCHES}
 	JOBS=${JOBS:-2}
 	ACCEL=${ACCEL:-tcg}
 	V=${V:-0}
@@ -122,26 +213,33 @@ check_gate_env() {
 	case $JOBS in '' | *[!0-9]* | 0*) die "JOBS=$JOBS is not a positive integer" ;; esac
 	case $ACCEL in tcg | kvm) ;; *) die "ACCEL=$ACCEL: use tcg or kvm" ;; esac
 	case $V in 0 | 1) ;; *) die "V=$V: use 0 or 1" ;; esac
-	if [ -n "${KSRC:-}" ]; then
-		[ -f "$KSRC/Makefile" ] && [ -f "$KSRC/kernel/fork.c" ] ||
-			die "KSRC=$KSRC is not a kernel source tree (no Makefile or kernel/fork.c)"
-	fi
+	gate_paths
 	export ARCHES JOBS ACCEL V
 	need_cmd python3 python3
 	need_cmd git git
 	need_cmd make make
 	need_cmd flock util-linux
-	need_packages flex bison bc libelf-dev libssl-dev cpio ccache
+	need_packages flex bison bc libelf-dev libssl-dev cpio ccache libcap-dev
 	for a in $ARCHES; do
+		need_arch_tools "$a" qemu
 		(
-			. "$root/qemu-images/$a/qemu.conf"
-			need_cmd "${CROSS_COMPILE}gcc" "$CC_PKG"
-			need_cmd "$QEMU_BIN" "$QEMU_PKG"
-			[ -z "${FIRMWARE_PKG:-}" ] || need_packages "$FIRMWARE_PKG"
-			[ "$("${CROSS_COMPILE}gcc" -print-file-name=libc.a)" != libc.a ] ||
-				need_packages "$LIBC_PKG"
+			load_arch "$a"
+			[ -z "$COMPAT_ARCH" ] || need_arch_tools "$COMPAT_ARCH"
 		)
 	done
+}
+
+# The cross compiler and static C library of ARCH's programs, and with
+# "qemu" its QEMU.
+#   need_arch_tools ARCH [qemu]
+need_arch_tools() {
+	(
+		load_arch "$1"
+		need_cmd "${CROSS_COMPILE}gcc" "$CC_PKG"
+		[ "${2:-}" != qemu ] || need_cmd "$QEMU_BIN" "$QEMU_PKG"
+		[ "$("${CROSS_COMPILE}gcc" -print-file-name=libc.a)" != libc.a ] ||
+			need_packages "$LIBC_PKG"
+	)
 }
 
 # Run COMMAND once per arch, at most MAX at a time; @ARCH@ in the
@@ -183,64 +281,4 @@ _run_arches_stop() {
 	wait
 	echo "interrupted; earlier results are kept, the next run picks up from here" >&2
 	exit 130
-}
-
-# The commit the gate builds for the base kernel.  base and patched
-# differ in include/uapi/linux/sched.h, which nearly every object
-# includes; when the values the series adds there are used nowhere but
-# kernel/fork.c, the patched tree with base's kernel/fork.c builds the
-# base kernel object for object (the other objects only lose an unused
-# #define), incrementally in the patched build directory.  Prints that
-# commit, or nothing when the series touches more than that; fails only
-# on a git error.  The answer is kept in the tree's .git for the pair of
-# base and patched commits it was found for: finding it searches the
-# whole tree (some 15 s), which every arch job of every run would repeat.
-#   base_build_commit TREE
-base_build_commit() {
-	local tree key cache
-	tree=$(cd "$1" && pwd)
-	key=$(git -C "$tree" rev-parse base patched | tr '\n' ' ') || return 1
-	cache=$tree/.git/clone3-base-build-commit
-	(
-		flock 9
-		set -- $(cat "$cache" 2>/dev/null)
-		if [ $# -eq 3 ] && [ "$1 $2 " = "$key" ] &&
-			{ [ "$3" = - ] || git -C "$tree" cat-file -e "$3^{commit}" 2>/dev/null; }; then
-			[ "$3" = - ] || echo "$3"
-			exit 0
-		fi
-		found=$(find_base_build_commit "$tree") || exit 1
-		echo "$key${found:--}" >"$cache.tmp" && mv "$cache.tmp" "$cache"
-		echo "$found"
-	) 9>"$tree/.git/clone3-base-build.lock"
-}
-
-find_base_build_commit() {
-	local tree=$1 files names n users idx blob t msg
-	files=$(git -C "$tree" diff --name-only base patched -- . ':!tools/testing/selftests' | sort | tr '\n' ' ')
-	[ "$files" = "include/uapi/linux/sched.h kernel/fork.c " ] || return 0
-	git -C "$tree" diff base patched -- include/uapi/linux/sched.h |
-		grep '^[-+][^-+]' | grep -vq '^[-+]#define ' && return 0
-	names=$(git -C "$tree" diff base patched -- include/uapi/linux/sched.h |
-		sed -n 's/^[-+]#define \([A-Za-z0-9_]*\).*/\1/p' | sort -u)
-	for n in $names; do
-		users=$(git -C "$tree" grep -l -w "$n" patched -- . ':!tools' ':!Documentation' |
-			sed 's/^patched://' | grep -v -x -e kernel/fork.c -e include/uapi/linux/sched.h || true)
-		[ -z "$users" ] || return 0
-	done
-	# A scratch index of this process's own: arch jobs ask at the same
-	# time, and all get the same commit id.
-	idx=$tree/.git/clone3-base-build-index.$$
-	rm -f "$idx"
-	GIT_INDEX_FILE=$idx git -C "$tree" read-tree patched
-	blob=$(git -C "$tree" rev-parse base:kernel/fork.c)
-	GIT_INDEX_FILE=$idx git -C "$tree" update-index --cacheinfo "100644,$blob,kernel/fork.c"
-	t=$(GIT_INDEX_FILE=$idx git -C "$tree" write-tree)
-	rm -f "$idx"
-	msg="gate: base kernel = patched with base's kernel/fork.c"
-	echo "$msg" | GIT_AUTHOR_NAME="clone3 gate" GIT_AUTHOR_EMAIL="gate@localhost" \
-		GIT_AUTHOR_DATE="2019-11-14 00:00:00 +0000" \
-		GIT_COMMITTER_NAME="clone3 gate" GIT_COMMITTER_EMAIL="gate@localhost" \
-		GIT_COMMITTER_DATE="2019-11-14 00:00:00 +0000" \
-		git -C "$tree" commit-tree "$t" -p patched -F -
 }

@@ -18,10 +18,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 [ $# -le 1 ] || die "usage: make-series.sh [KERNEL_REF]"
-ROOT=$(repo_root)
-WORK=${WORK:-build}
-case $WORK in /*) ;; *) WORK=$ROOT/$WORK ;; esac
-TREE=$WORK/linux
+gate_paths
 PATCHES=$ROOT/patches
 SUITE=$ROOT/tools-testing-selftests-clone3
 SUITE_PATH=tools/testing/selftests/clone3
@@ -114,4 +111,4 @@ mv "$new" "$PATCHES"
 rm -rf "$PATCHES.old"
 echo "series: patches/ regenerated:"
 sed 's/^/  /' "$PATCHES/series"
-"$ROOT/scripts/prepare-tree.sh" "$WORK" "${KSRC:-}" | tail -1
+"$ROOT/scripts/prepare-tree.sh" | tail -1

@@ -2,38 +2,35 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make mutants: every patch in MUTANTS_DIR is a deliberate fault on top of
-# the patched kernel, and the suite must kill each one on every arch in
-# ARCHES: the guest boots, the suite runs to its end and reports a
-# failure.  A mutant that does not apply, build or boot is an error, never
-# a kill.  Each mutant is built incrementally in the patched build dir.
-# Writes WORK/results/mutant-<name>/<arch>.* and WORK/results/mutants.md.
+# the patched kernel, and the suite must kill each one on every row of
+# ARCHES (compat rows included) that it declares (a `Killed-on:` line in
+# its message; every row when it has none), and survive on the others:
+# the guest boots, the suite runs to its end and reports a failure.  A
+# mutant that does not apply, build or boot is an error, never a kill; a
+# plain diff without a mail header is taken too (its file name is its
+# subject).  Each mutant is built incrementally in the patched build dir.
+# Writes results_dir mutant-<name> for each and RESULTS/mutants.md.
 #
-# Environment: MUTANTS_DIR (default patches/mutants), ARCHES, JOBS, WORK,
-# KSRC, ACCEL, V (as for the gate).
+# Environment: MUTANTS_DIR (default patches/mutants), and as for the gate
+# ARCHES, KERNEL, KSRC, JOBS, ACCEL, V, WORK.
 #
 # usage: mutants.sh
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-[ $# -eq 0 ] || die "usage: make mutants [MUTANTS_DIR=dir] [ARCHES=...]"
+[ $# -eq 0 ] || die "usage: make mutants [MUTANTS_DIR=dir] [ARCHES=...] [KERNEL=...]"
 ROOT=$(repo_root)
 S=$ROOT/scripts
-WORK=${WORK:-build}
-case $WORK in /*) ;; *) WORK=$ROOT/$WORK ;; esac
-export WORK
 MUTANTS_DIR=${MUTANTS_DIR:-patches/mutants}
 case $MUTANTS_DIR in /*) ;; *) MUTANTS_DIR=$ROOT/$MUTANTS_DIR ;; esac
-ARCHES=${ARCHES:-x86_64 arm64 riscv64}
-JOBS=${JOBS:-2}
 
 [ -d "$MUTANTS_DIR" ] || die "MUTANTS_DIR=$MUTANTS_DIR: no such directory"
 mapfile -t MUTANTS < <(find "$MUTANTS_DIR" -maxdepth 1 -name '*.patch' | sort)
 [ ${#MUTANTS[@]} -gt 0 ] || die "MUTANTS_DIR=$MUTANTS_DIR holds no *.patch file"
 check_gate_env
 
-"$S/prepare-tree.sh" "$WORK" "${KSRC:-}" | sed 's/^/  /'
-TREE=$WORK/linux
-mkdir -p "$WORK/results"
+"$S/prepare-tree.sh" | sed 's/^/  /'
+mkdir -p "$RESULTS"
 
 # The patched tree comes back whatever happens.
 restore() {
@@ -47,25 +44,30 @@ for patch in "${MUTANTS[@]}"; do
 	name=$(basename "$patch" .patch)
 	variant=mutant-$name
 	variants+=("$variant")
-	rm -rf "$WORK/results/$variant"
+	rm -rf "$(results_dir "$variant")"
 	start=$(date +%s)
-	if ! commit=$(commit_patches "$TREE" patched "$patch" 2>"$WORK/results/.apply-err"); then
-		mkdir -p "$WORK/boot/$variant"
+	err=$RESULTS/.apply-err
+	if ! commit=$(commit_patches "$TREE" patched "$patch" 2>"$err"); then
 		for arch in $ARCHES; do
-			log=$WORK/boot/$variant/$arch.log
-			{ echo "gate: mutant $name does not apply on patched:"
-			  cat "$WORK/results/.apply-err"; } >"$log"
-			python3 "$S/ktap-report.py" --log "$log" --variant "$variant" \
-				--arch "$arch" --out-dir "$WORK/results/$variant" >/dev/null
+			log=$(boot_log "$variant" "$arch")
+			mkdir -p "$(dirname "$log")"
+			{ echo "gate: mutant $name does not apply on patched:"; cat "$err"; } >"$log"
+			(
+				load_arch "$arch"
+				python3 "$S/ktap-report.py" --log "$log" --variant "$variant" \
+					--arch "$arch" --tree "$TREE_NAME" --out-dir "$(results_dir "$variant")" \
+					${COMPAT_ABI:+--compat "$COMPAT_ABI"} >/dev/null
+			)
 		done
-		echo "$variant: does not apply: $(tail -1 "$WORK/results/.apply-err")"
+		echo "$variant: does not apply: $(tail -1 "$err")"
 		continue
 	fi
 	"$S/checkout-variant.sh" "$commit" >/dev/null
 	run_arches $((JOBS + 1)) "$ARCHES" "$S/run-variant.sh" "$variant" @ARCH@ "$commit" || true
 	echo "$variant: $(($(date +%s) - start)) s for $(echo $ARCHES | wc -w) arch(es)"
 done
-rm -f "$WORK/results/.apply-err"
+rm -f "$RESULTS/.apply-err"
 
-python3 "$S/summarize.py" --results "$WORK/results" --mode mutants \
-	--arches "$ARCHES" --variants "${variants[*]}" --mutants-dir "$MUTANTS_DIR"
+rows=$(for a in $ARCHES; do arch_rows "$a"; done | tr '\n' ' ')
+python3 "$S/summarize.py" --results "$RESULTS" --mode mutants --tree "$TREE_NAME" \
+	--arches "$rows" --variants "${variants[*]}" --mutants-dir "$MUTANTS_DIR"

@@ -2,22 +2,26 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Prepare the kernel tree the gate works on, as a git repository:
-#   tag    upstream   the source as found (Debian linux-source-6.1 or KSRC)
+#   tag    upstream   the source as found (Debian's linux-source of the
+#                     tree KERNEL names, trees/KERNEL/source.conf, or KSRC)
 #   branch base       upstream without CLONE_CLEAR_SIGHAND
 #   branch patched    base + patches/series
-# The user's KSRC is only read: it is copied, never modified.
+# The user's KSRC is only read: it is copied, never modified.  A tree
+# that already has the flag gets its base from trees/<tree>/revert/ (for
+# KSRC: the tree of the same VERSION.PATCHLEVEL).
 #
-# usage: prepare-tree.sh WORKDIR [KSRC]
+# Environment: KERNEL, KSRC, WORK (see gate_paths in lib.sh).
+#
+# usage: prepare-tree.sh
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-[ $# -ge 1 ] && [ $# -le 2 ] || die "usage: prepare-tree.sh WORKDIR [KSRC]"
-mkdir -p "$1"
-WORK=$(cd "$1" && pwd)
-KSRC=${2:-}
-ROOT=$(repo_root)
-TREE=$WORK/linux
-TARBALL=/usr/src/linux-source-6.1.tar.xz
+[ $# -eq 0 ] || die "usage: prepare-tree.sh (settings come from the environment: KERNEL KSRC WORK)"
+gate_paths
+mkdir -p "$WORK"
+if [ -z "$KSRC" ]; then
+	. "$ROOT/trees/$KERNEL/source.conf"
+fi
 
 need_cmd git git
 need_cmd xz xz-utils
@@ -40,15 +44,8 @@ import_upstream() {
 		echo "tree: copying $KSRC (read only) to $TREE"
 		tar -C "$KSRC" --exclude=.git -cf - . | tar -C "$tmp" -xf -
 	else
-		if [ ! -f "$TARBALL" ]; then
-			if [ "$(id -u)" = 0 ]; then
-				echo "tree: installing Debian package linux-source-6.1"
-				DEBIAN_FRONTEND=noninteractive apt-get install -y -qq linux-source-6.1 >/dev/null ||
-					die "apt-get install linux-source-6.1 failed (try: apt-get update)"
-			else
-				die "$TARBALL missing; install it with: apt-get install linux-source-6.1"
-			fi
-		fi
+		[ -f "$TARBALL" ] || need_packages "$PKG"
+		[ -f "$TARBALL" ] || die "$TARBALL missing although $PKG is installed"
 		echo "tree: unpacking $TARBALL to $TREE"
 		tar -C "$tmp" --strip-components=1 -xJf "$TARBALL"
 	fi
@@ -56,7 +53,7 @@ import_upstream() {
 	git -C "$tmp" config core.autocrlf false
 	git -C "$tmp" config gc.auto 0
 	git -C "$tmp" add -A -f
-	git -C "$tmp" commit -q -m "upstream: ${KSRC:-Debian linux-source-6.1} as found" \
+	git -C "$tmp" commit -q -m "upstream: ${KSRC:-Debian $PKG} as found" \
 		-m "Imported unmodified by the clone3 gate."
 	git -C "$tmp" tag upstream
 	git -C "$tmp" checkout -q --detach
@@ -67,7 +64,19 @@ import_upstream() {
 }
 
 
-mkdir -p "$WORK"
+# The revert that makes base for this tree: trees/<VERSION.PATCHLEVEL>/.
+revert_dir() {
+	local v
+	if [ -z "$KSRC" ]; then
+		echo "$ROOT/trees/$KERNEL/revert"
+		return
+	fi
+	v=$(sed -n 's/^VERSION = //p; s/^PATCHLEVEL = //p' "$TREE/Makefile" | paste -sd.)
+	[ -d "$ROOT/trees/$v/revert" ] ||
+		die "KSRC is Linux $v, which has CLONE_CLEAR_SIGHAND, and trees/$v/revert/ does not exist to make its base; known trees: $(known_trees)"
+	echo "$ROOT/trees/$v/revert"
+}
+
 if [ -d "$TREE/.git" ] && git -C "$TREE" rev-parse -q --verify upstream >/dev/null; then
 	src=$(cat "$TREE/.git/clone3-source" 2>/dev/null || true)
 	[ "$src" = "${KSRC:-$TARBALL}" ] ||
@@ -79,9 +88,10 @@ fi
 
 # base: the tree without the flag.
 if grep -q CLONE_CLEAR_SIGHAND "$TREE/include/uapi/linux/sched.h"; then
+	rev=$(revert_dir)
 	echo "tree: upstream already has CLONE_CLEAR_SIGHAND (merged in v5.5);" \
-		"base = upstream with patches/revert/ applied to take it out"
-	base=$(commit_patches "$TREE" upstream $(series_patches "$ROOT/patches/revert"))
+		"base = upstream with ${rev#"$ROOT"/} applied to take it out"
+	base=$(commit_patches "$TREE" upstream $(series_patches "$rev"))
 else
 	echo "tree: upstream lacks CLONE_CLEAR_SIGHAND; base = upstream"
 	base=$(git -C "$TREE" rev-parse upstream)

@@ -12,20 +12,14 @@
 # CLONE3_REQUIRE_CLEAR_SIGHAND=1 in the environment turns the skips of a
 # kernel without the flag into failures.
 #
-# usage: selftest-host.sh    (WORK=dir: work directory, default build)
+# usage: selftest-host.sh    (KERNEL, KSRC, WORK: see gate_paths in lib.sh)
 # exit:  0 every program passed or skipped, 1 a program failed,
 #        2 usage or environment error
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-[ $# -eq 0 ] || die "usage: selftest-host.sh (takes no arguments; set WORK=dir)"
-ROOT=$(repo_root)
-WORK=${WORK:-build}
-case $WORK in
-/*) ;;
-*) WORK=$ROOT/$WORK ;;
-esac
-TREE=$WORK/linux
+[ $# -eq 0 ] || die "usage: selftest-host.sh (takes no arguments; set KERNEL, KSRC or WORK)"
+gate_paths
 STAGE=$WORK/host-selftests
 SELFTESTS=$STAGE/tools/testing/selftests
 DIR=$SELFTESTS/clone3

@@ -26,9 +26,7 @@ need_cmd make make
 need_cmd gcc gcc
 need_cmd strace strace
 
-ROOT=$(repo_root)
-WORKDIR=$ROOT/${WORK:-build}
-TREE=$WORKDIR/linux
+gate_paths
 STAGE=$ROOT/build/spawn-stage
 OUT=$ROOT/build/spawn-bench
 RESULTS=$ROOT/build/results

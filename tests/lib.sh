@@ -51,3 +51,9 @@ tree_state() {
 		git -C "$d" status --porcelain
 	fi
 }
+
+# The gate's paths as the scripts make them (gate_paths in scripts/lib.sh):
+# WORK, TREE, RESULTS of the tree KERNEL names (default 6.1).
+# shellcheck source=../scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
+gate_paths

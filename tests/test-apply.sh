@@ -10,8 +10,6 @@
 set -eu
 cd "$(dirname "$0")/.."
 . tests/lib.sh
-WORK=${WORK:-build}
-TREE=$WORK/linux
 D=$WORK/test-apply
 [ -d "$TREE/.git" ] || { echo "usage: run make tree first" >&2; exit 2; }
 

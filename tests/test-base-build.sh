@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# base_build_commit (scripts/lib.sh) on toy trees: the gate may build
+# variant-build.sh --base-commit on toy trees: the gate may build
 # the base kernel as "patched with base's kernel/fork.c" only when the
 # series adds #defines to uapi sched.h that nothing but kernel/fork.c
 # uses.  The answer is cached per pair of base and patched commits, and
@@ -11,8 +11,6 @@
 set -eu
 cd "$(dirname "$0")/.."
 . tests/lib.sh
-. scripts/lib.sh
-WORK=${WORK:-build}
 D=$WORK/test-base-build
 rm -rf "$D"
 mkdir -p "$D"
@@ -41,7 +39,7 @@ toy() {
 }
 
 toy fork-only
-c=$(base_build_commit "$T")
+c=$(scripts/variant-build.sh --base-commit "$T")
 if [ -n "$c" ] &&
 	[ "$(g rev-parse "$c:kernel/fork.c")" = "$(g rev-parse base:kernel/fork.c)" ] &&
 	[ "$(g rev-parse "$c:include/uapi/linux/sched.h")" = "$(g rev-parse patched:include/uapi/linux/sched.h)" ]; then
@@ -49,7 +47,7 @@ if [ -n "$c" ] &&
 else
 	fail "flag used only in fork.c: patched tree with base's fork.c" "got '${c}'"
 fi
-[ "$(base_build_commit "$T")" = "$c" ] && grep -q " $c\$" "$T/.git/clone3-base-build-commit" &&
+[ "$(scripts/variant-build.sh --base-commit "$T")" = "$c" ] && grep -q " $c\$" "$T/.git/clone3-base-build-commit" &&
 	pass "the answer is cached and given again" ||
 	fail "the answer is cached and given again" "$(cat "$T/.git/clone3-base-build-commit" 2>&1)"
 
@@ -57,7 +55,7 @@ fi
 echo 'int mm_flag = CLONE_CLEAR_SIGHAND;' >>"$T/mm/mm.c"
 g commit -q -am "use the flag in mm"
 g branch -q -f patched
-c=$(base_build_commit "$T")
+c=$(scripts/variant-build.sh --base-commit "$T")
 [ -z "$c" ] && pass "a moved patched branch is asked again: flag used elsewhere, no hybrid" ||
 	fail "a moved patched branch is asked again: flag used elsewhere, no hybrid" "got '$c'"
 grep -q ' -$' "$T/.git/clone3-base-build-commit" &&
@@ -68,7 +66,7 @@ toy more-files
 echo 'int more;' >>"$T/mm/mm.c"
 g commit -q -am "touch mm"
 g branch -q -f patched
-c=$(base_build_commit "$T")
+c=$(scripts/variant-build.sh --base-commit "$T")
 [ -z "$c" ] && pass "series changes a third file: no hybrid" ||
 	fail "series changes a third file: no hybrid" "got '$c'"
 
@@ -76,17 +74,17 @@ toy not-a-define
 echo 'struct clone_new { int x; };' >>"$T/include/uapi/linux/sched.h"
 g commit -q -am "a struct in sched.h"
 g branch -q -f patched
-c=$(base_build_commit "$T")
+c=$(scripts/variant-build.sh --base-commit "$T")
 [ -z "$c" ] && pass "series changes sched.h beyond #defines: no hybrid" ||
 	fail "series changes sched.h beyond #defines: no hybrid" "got '$c'"
 
 # A cache whose commit is gone is not trusted.
 toy stale
-c=$(base_build_commit "$T")
+c=$(scripts/variant-build.sh --base-commit "$T")
 read -r b p _ <"$T/.git/clone3-base-build-commit"
 echo "$b $p 0123456789012345678901234567890123456789" >"$T/.git/clone3-base-build-commit"
-[ "$(base_build_commit "$T")" = "$c" ] && pass "a cached commit that is gone is found again" ||
-	fail "a cached commit that is gone is found again" "got '$(base_build_commit "$T")'"
+[ "$(scripts/variant-build.sh --base-commit "$T")" = "$c" ] && pass "a cached commit that is gone is found again" ||
+	fail "a cached commit that is gone is found again" "got '$(scripts/variant-build.sh --base-commit "$T")'"
 
 rm -rf "$D"
 exit $T_FAILED

@@ -12,14 +12,12 @@ set -eu
 cd "$(dirname "$0")/.."
 . tests/lib.sh
 [ $# -eq 0 ] || { echo "usage: tests/test-faults.sh" >&2; exit 2; }
-WORK=${WORK:-build}
-case $WORK in /*) ;; *) WORK=$PWD/$WORK ;; esac
 export WORK
 D=$WORK/test-faults
 A=x86_64
-. qemu-images/$A/qemu.conf
-IMG=$WORK/kbuild/$A/patched/$IMAGE
-INITRD=$WORK/initramfs/$A.cpio
+load_arch "$A"
+IMG=$(kbuild_dir "$A" patched)/$IMAGE
+INITRD=$(initramfs_path "$A")
 [ -f "$IMG" ] && [ -f "$INITRD" ] ||
 	{ echo "usage: run make gate (x86_64) first: no $IMG or $INITRD" >&2; exit 2; }
 rm -rf "$D"
@@ -72,7 +70,7 @@ fault panic exit 0 'kernel panic .*Attempted to kill init'
 fault cut cut 0 'no CLONE3-GATE-END marker: document cut off'
 
 # A plan that does not match: a real log with one result line dropped.
-good=$WORK/results/patched/$A.log
+good=$(results_dir patched)/$A.log
 if [ -f "$good" ]; then
 	awk '/^ok 2 / && !done { done = 1; next } { print }' "$good" >"$D/mismatch.log"
 	python3 scripts/ktap-report.py --log "$D/mismatch.log" --variant fault-mismatch \
@@ -95,6 +93,7 @@ bad "ARCHES=sparc" "unknown arch 'sparc'" ARCHES=sparc scripts/gate.sh
 bad "ARCHES empty" "ARCHES is empty" ARCHES=" " scripts/gate.sh
 bad "ARCHES twice" "given twice" ARCHES="x86_64 x86_64" scripts/gate.sh
 bad "KSRC missing" "KSRC=/nonexistent" KSRC=/nonexistent scripts/gate.sh
+bad "KERNEL=9.9" "KERNEL=9.9: unknown tree; choose from: 6.1 6.12" KERNEL=9.9 scripts/gate.sh
 bad "ACCEL=xen" "ACCEL=xen" ACCEL=xen scripts/gate.sh
 bad "JOBS=0" "JOBS=0" JOBS=0 scripts/gate.sh
 bad "JOBS=two" "JOBS=two" JOBS=two scripts/gate.sh

@@ -10,12 +10,10 @@
 set -eu
 cd "$(dirname "$0")/.."
 . tests/lib.sh
-WORK=${WORK:-build}
-TREE=$WORK/linux
 SUITE_PATH=tools/testing/selftests/clone3
 [ $# -eq 0 ] || { echo "usage: tests/test-series.sh" >&2; exit 2; }
 
-expect "tree and branches prepare from patches/" 0 scripts/prepare-tree.sh "$WORK"
+expect "tree and branches prepare from patches/" 0 scripts/prepare-tree.sh
 
 grep -q '^base-commit: ' patches/0000-cover-letter.patch &&
 	pass "cover letter has a base-commit line" ||

@@ -12,8 +12,6 @@ cd "$(dirname "$0")/.."
 . tests/lib.sh
 [ $# -eq 0 ] || { echo "usage: tests/test-unprivileged.sh" >&2; exit 2; }
 ROOT=$PWD
-WORK=${WORK:-build}
-case $WORK in /*) ;; *) WORK=$ROOT/$WORK ;; esac
 U=clone3ci
 if [ "$(id -u)" != 0 ]; then
 	echo "ok - already unprivileged: the whole check ran as $(id -un)"

@@ -26,7 +26,8 @@ mapfile -t PATCHES < <(series_patches "$ROOT/patches")
 SCRATCH=$(mktemp -d)
 trap 'rm -rf "$SCRATCH"' EXIT
 # Never let git find a repository above the tree or the scratch copy.
-export GIT_CEILING_DIRECTORIES=$(dirname "$T"):$(dirname "$SCRATCH")
+GIT_CEILING_DIRECTORIES=$(dirname "$T"):$(dirname "$SCRATCH")
+export GIT_CEILING_DIRECTORIES
 
 touched_files() {
 	sed -n -e 's|^+++ b/||p' -e 's|^--- a/||p' "$@" | sort -u

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: the fast tests (make test: unit tests, the toy-tree tests,
-# shellcheck and a Python lint; no kernel tree), then the tests that need
+# a shell and a Python lint; no kernel tree), then the tests that need
 # trees and kernels: the series and apply tests, the suite on the host,
 # the gate on both trees with every arch in one of them, the mutants on
 # CHECK_MUTANT_ARCHES, and the gate's fault tests.  Each step's output is
@@ -71,8 +71,8 @@ for t in tests/test_*.py tests/test-base-build.sh; do
 done
 need_cmd shellcheck shellcheck
 step shellcheck shellcheck -x -S warning .ci/run scripts/*.sh tests/*.sh
-need_cmd flake8 python3-flake8
-step flake8 flake8 scripts tests
+need_packages python3-flake8
+step flake8 /usr/bin/python3 -m flake8 scripts tests
 if [ "$MODE" = fast ]; then
 	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" -eq 0 ]

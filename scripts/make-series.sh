@@ -96,15 +96,22 @@ awk -v subj="$subject" -v blurbfile="$new/blurb" '
 rm -f "$cover" "$new/blurb"
 # The cover letter takes the date of the last patch, not the time of
 # this run, so that regenerating an unchanged series changes nothing.
-last_date=$(grep -m1 '^Date: ' "$(ls "$new"/0*.patch | grep -v '/0000-' | tail -1)")
+last=
+for p in "$new"/0*.patch; do
+	case $p in */0000-*) ;; *) last=$p ;; esac
+done
+last_date=$(grep -m1 '^Date: ' "$last")
 sed -i "0,/^Date: .*/s//$last_date/" "$new/cover.tmp"
 mv "$new/cover.tmp" "$new/0000-cover-letter.patch"
-(cd "$new" && ls 0*.patch | grep -v '^0000-' >series)
+for p in "$new"/0*.patch; do
+	case $p in */0000-*) ;; *) basename "$p" ;; esac
+done >"$new/series"
 
-mkdir -p "$new/revert" "$new/mutants"
-cp -p "$PATCHES/cover-letter.txt" "$new/"
-cp -pr "$PATCHES/revert/." "$new/revert/"
-[ ! -d "$PATCHES/mutants" ] || cp -pr "$PATCHES/mutants/." "$new/mutants/"
+# Everything else in patches/ (the cover letter's text, the mutants, ...)
+# is kept as it is.
+for f in "$PATCHES"/*; do
+	case $(basename "$f") in 0[0-9][0-9][0-9]-*.patch | series) ;; *) cp -pr "$f" "$new/" ;; esac
+done
 rm -rf "$PATCHES.old"
 mv "$PATCHES" "$PATCHES.old"
 mv "$new" "$PATCHES"

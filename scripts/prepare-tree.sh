@@ -91,14 +91,16 @@ if grep -q CLONE_CLEAR_SIGHAND "$TREE/include/uapi/linux/sched.h"; then
 	rev=$(revert_dir)
 	echo "tree: upstream already has CLONE_CLEAR_SIGHAND (merged in v5.5);" \
 		"base = upstream with ${rev#"$ROOT"/} applied to take it out"
-	base=$(commit_patches "$TREE" upstream $(series_patches "$rev"))
+	mapfile -t patches < <(series_patches "$rev")
+	base=$(commit_patches "$TREE" upstream "${patches[@]}")
 else
 	echo "tree: upstream lacks CLONE_CLEAR_SIGHAND; base = upstream"
 	base=$(git -C "$TREE" rev-parse upstream)
 fi
 git -C "$TREE" update-ref refs/heads/base "$base"
 
-patched=$(commit_patches "$TREE" base $(series_patches "$ROOT/patches"))
+mapfile -t patches < <(series_patches "$ROOT/patches")
+patched=$(commit_patches "$TREE" base "${patches[@]}")
 git -C "$TREE" update-ref refs/heads/patched "$patched"
 
 echo "tree: $TREE upstream=$(git -C "$TREE" rev-parse --short upstream)" \

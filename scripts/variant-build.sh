@@ -44,6 +44,7 @@ base_build_commit() {
 	cache=$tree/.git/clone3-base-build-commit
 	(
 		flock 9
+		# shellcheck disable=SC2046 # three words: base, patched, the answer
 		set -- $(cat "$cache" 2>/dev/null)
 		if [ $# -eq 3 ] && [ "$1 $2 " = "$key" ] &&
 			{ [ "$3" = - ] || git -C "$tree" cat-file -e "$3^{commit}" 2>/dev/null; }; then

@@ -50,7 +50,8 @@ for f in tools-testing-selftests-clone3/*; do
 	there=$(git -C "$TREE" rev-parse -q --verify "patched:$SUITE_PATH/$(basename "$f")" || echo none)
 	[ "$here" = "$there" ] || drift="$drift $(basename "$f")"
 done
-suite_patch=$(grep -l "^+++ b/$SUITE_PATH/" $(sed 's|^|patches/|' patches/series) | head -1)
+mapfile -t listed < <(sed 's|^|patches/|' patches/series)
+suite_patch=$(grep -l "^+++ b/$SUITE_PATH/" "${listed[@]}" | head -1)
 [ "$suite_patch" = "patches/$(sed -n 2p patches/series)" ] &&
 	pass "0002 is the suite patch" ||
 	fail "0002 is the suite patch" "the first patch touching $SUITE_PATH is ${suite_patch:-none}"

@@ -36,6 +36,7 @@ echo "gate: builds and boots done in $(($(date +%s) - start)) s"
 [ "$failed" = 0 ] || echo "gate: an arch job stopped with status $failed (see above)" >&2
 
 rows=$(for a in $ARCHES; do arch_rows "$a"; done | tr '\n' ' ')
+write_results_meta gate "$rows" "base patched"
 rc=0
 python3 "$S/summarize.py" --results "$RESULTS" --mode gate --tree "$TREE_NAME" --arches "$rows" || rc=$?
 [ "$failed" = 0 ] || [ "$rc" = 1 ] || rc=2

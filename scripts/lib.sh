@@ -97,8 +97,7 @@ need_cmd() {
 	command -v "$1" >/dev/null 2>&1 && return 0
 	if [ "$(id -u)" = 0 ] && [ "${CLONE3_NO_INSTALL:-}" != 1 ]; then
 		echo "  installing Debian package $2 for $1"
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null ||
-			die "apt-get install $2 failed (try: apt-get update)"
+		apt_install "$2" || die "apt-get install $2 failed (try: apt-get update)"
 		command -v "$1" >/dev/null 2>&1 && return 0
 	fi
 	die "$1 not found; install it with: apt-get install $2"
@@ -181,11 +180,19 @@ need_packages() {
 		die "missing Debian packages; install them with: apt-get install ${missing[*]}"
 	fi
 	echo "  installing Debian packages: ${missing[*]}"
-	if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1; then
+	if ! apt_install "${missing[@]}"; then
 		apt-get update -qq >/dev/null 2>&1 || true
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null ||
-			die "apt-get install ${missing[*]} failed"
+		apt_install "${missing[@]}" || die "apt-get install ${missing[*]} failed"
 	fi
+}
+
+# apt-get install PACKAGE... quietly: apt's chatter (debconf's "delaying
+# package configuration", ...) is shown only when the install fails.
+apt_install() {
+	local out rc=0
+	out=$(DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" 2>&1 >/dev/null) || rc=$?
+	[ $rc = 0 ] || echo "$out" | tail -n 5 >&2
+	return $rc
 }
 
 # The arches a gate runs when ARCHES is not given.
@@ -281,4 +288,19 @@ _run_arches_stop() {
 	wait
 	echo "interrupted; earlier results are kept, the next run picks up from here" >&2
 	exit 130
+}
+
+# Describe RESULTS for a later merge of shards (results_meta.py): the
+# tree, the rows and variants asked for, and the commits of the series
+# (the patched branch), the suite (its directory's git tree) and this
+# project.
+#   write_results_meta MODE "ROWS" "VARIANTS"
+write_results_meta() {
+	local root suite project
+	root=$(repo_root)
+	suite=$(git -C "$root" rev-parse -q --verify HEAD:tools-testing-selftests-clone3 2>/dev/null || echo unknown)
+	project=$(git -C "$root" rev-parse -q --verify HEAD 2>/dev/null || echo unknown)
+	python3 "$root/scripts/results_meta.py" --results "$RESULTS" --mode "$1" \
+		--tree "$TREE_NAME" --rows "$2" --variants "$3" \
+		--series "$(git -C "$TREE" rev-parse patched)" --suite "$suite" --project "$project"
 }

@@ -345,7 +345,7 @@ TEST_F(flag_abi, with_sighand_thread_rejected)
 
 /* A zeroed buffer of two pages holding the arguments at its start. */
 static struct clone3_args *big_args(struct __test_metadata *_metadata,
-				       size_t *page)
+				    size_t *page)
 {
 	void *buf;
 
@@ -635,33 +635,6 @@ static bool same_entry(const struct ksigaction *a, const struct ksigaction *b)
 	       kset_bits(a->mask) == kset_bits(b->mask);
 }
 
-/*
- * A fixture that saves and restores the parent's signal state, with two
- * variants: fork (the child has its own copy of memory) and vm_vfork
- * (CLONE_VM | CLONE_VFORK, as posix_spawn() does it).
- */
-#define SIG_TABLE_FIXTURE(name)						\
-	FIXTURE(name) {							\
-		struct sig_state st;					\
-	};								\
-	FIXTURE_VARIANT(name) {						\
-		__u64 clone_flags;					\
-	};								\
-	FIXTURE_VARIANT_ADD(name, fork) {				\
-		.clone_flags = 0,					\
-	};								\
-	FIXTURE_VARIANT_ADD(name, vm_vfork) {				\
-		.clone_flags = CLONE_VM | CLONE_VFORK,			\
-	};								\
-	FIXTURE_SETUP(name)						\
-	{								\
-		state_setup(_metadata, &self->st);			\
-	}								\
-	FIXTURE_TEARDOWN(name)						\
-	{								\
-		state_teardown(_metadata, &self->st);			\
-	}
-
 /* Can a table test with CLONE_FLAGS (and the flag, if WITH_FLAG) run? */
 static bool table_test_ready(struct __test_metadata *_metadata,
 			     __u64 clone_flags, bool with_flag)
@@ -700,7 +673,36 @@ static bool read_child_table(struct __test_metadata *_metadata,
 	return true;
 }
 
-SIG_TABLE_FIXTURE(flag_child)
+/*
+ * The table tests run twice: variant fork (the child has its own copy of
+ * memory) and vm_vfork (CLONE_VM | CLONE_VFORK, as posix_spawn() does).
+ * The parent's signal state is saved and restored around each.
+ */
+FIXTURE(flag_child) {
+	struct sig_state st;
+};
+
+FIXTURE_VARIANT(flag_child) {
+	__u64 clone_flags;
+};
+
+FIXTURE_VARIANT_ADD(flag_child, fork) {
+	.clone_flags = 0,
+};
+
+FIXTURE_VARIANT_ADD(flag_child, vm_vfork) {
+	.clone_flags = CLONE_VM | CLONE_VFORK,
+};
+
+FIXTURE_SETUP(flag_child)
+{
+	state_setup(_metadata, &self->st);
+}
+
+FIXTURE_TEARDOWN(flag_child)
+{
+	state_teardown(_metadata, &self->st);
+}
 
 TEST_F(flag_child, resets_every_handler)
 {
@@ -885,7 +887,32 @@ TEST_F(flag_child, ignored_signal_not_delivered)
 
 /* ---- control: without the flag the table is inherited as it is ---- */
 
-SIG_TABLE_FIXTURE(inherit)
+/* The same two variants, never with the flag. */
+FIXTURE(inherit) {
+	struct sig_state st;
+};
+
+FIXTURE_VARIANT(inherit) {
+	__u64 clone_flags;
+};
+
+FIXTURE_VARIANT_ADD(inherit, fork) {
+	.clone_flags = 0,
+};
+
+FIXTURE_VARIANT_ADD(inherit, vm_vfork) {
+	.clone_flags = CLONE_VM | CLONE_VFORK,
+};
+
+FIXTURE_SETUP(inherit)
+{
+	state_setup(_metadata, &self->st);
+}
+
+FIXTURE_TEARDOWN(inherit)
+{
+	state_teardown(_metadata, &self->st);
+}
 
 TEST_F(inherit, handlers_inherited_without_flag)
 {

@@ -135,7 +135,7 @@ struct fuzz {
 	__u64 seconds;		/* budget, 0: none */
 	enum selftest_mode selftest;
 	size_t page;
-	int kbits;		/* the kernel's word size: 32 or 64 */
+	int kbits;		/* the kernel's word size: 32 or 64, 0: guess */
 	size_t ksize;		/* known struct size used by the model */
 	bool newer_kernel;
 	unsigned char *arena;	/* two pages, then a PROT_NONE page */
@@ -970,7 +970,8 @@ static enum selftest_mode env_selftest(void)
 static void read_env(struct fuzz *fz)
 {
 	struct timespec ts;
-	bool seed_set, iter_set, secs_set;
+	bool seed_set, iter_set, secs_set, bits_set;
+	__u64 bits;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	fz->seed = env_u64("CLONE3_FUZZ_SEED",
@@ -982,6 +983,11 @@ static void read_env(struct fuzz *fz)
 	if (!fz->seconds && !fz->iterations)
 		ksft_exit_fail_msg("CLONE3_FUZZ_SECONDS=0 needs CLONE3_FUZZ_ITERATIONS=n\n");
 	fz->selftest = env_selftest();
+	bits = env_u64("CLONE3_FUZZ_KERNEL_BITS", 0, &bits_set);
+	if (bits_set && bits != 64 && (bits != 32 || sizeof(long) == 8))
+		ksft_exit_fail_msg("bad CLONE3_FUZZ_KERNEL_BITS=%s: want 64 (32: 32-bit only)\n",
+				   getenv("CLONE3_FUZZ_KERNEL_BITS"));
+	fz->kbits = bits;
 }
 
 static void setup_memory(struct fuzz *fz)
@@ -1092,16 +1098,10 @@ static void kernel_uname(struct utsname *u)
  * ppc64, s390x ... mean a 64-bit kernel (compat), i686, armv7l, armv8l
  * a 32-bit one.  CLONE3_FUZZ_KERNEL_BITS overrides it.
  */
-static int kernel_bits(const struct utsname *u)
+static int kernel_bits(const struct fuzz *fz, const struct utsname *u)
 {
-	bool set;
-	__u64 bits = env_u64("CLONE3_FUZZ_KERNEL_BITS", 0, &set);
-
-	if (set && (bits == 64 || (bits == 32 && sizeof(long) == 4)))
-		return bits;
-	if (set)
-		ksft_exit_fail_msg("bad CLONE3_FUZZ_KERNEL_BITS=%llu: want 64, or 32 for a 32-bit program\n",
-				   (unsigned long long)bits);
+	if (fz->kbits)
+		return fz->kbits;
 	if (sizeof(long) == 8 || strstr(u->machine, "64") ||
 	    !strcmp(u->machine, "s390x"))
 		return 64;
@@ -1114,11 +1114,12 @@ static void describe_kernel(struct fuzz *fz)
 	size_t probed;
 
 	kernel_uname(&u);
-	fz->kbits = kernel_bits(&u);
+	fz->kbits = kernel_bits(fz, &u);
 	fz->newer_kernel = kernel_newer_than_61(u.release);
 	probed = probe_ksize(fz);
-	ksft_print_msg("kernel %s %s, %d-bit; program %zu-bit; model: v6.1 clone3 rules, struct clone_args %d bytes\n",
-		       u.release, u.machine, fz->kbits, 8 * sizeof(long),
+	ksft_print_msg("kernel %s %s, %d-bit; program %zu-bit\n", u.release,
+		       u.machine, fz->kbits, 8 * sizeof(long));
+	ksft_print_msg("model: v6.1 clone3 rules, struct clone_args %d bytes\n",
 		       V61_SIZE_VER2);
 	ksft_print_msg("probe: the kernel rejects non-zero bytes from offset %zu%s\n",
 		       probed, probed ? "" : " (never: tail bytes not checked?)");

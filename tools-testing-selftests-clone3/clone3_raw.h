@@ -73,8 +73,8 @@ struct clone3_args {
  * sa_restorer between sa_flags and sa_mask; riscv and loongarch have
  * none; any other is unknown here and the table tests skip there.
  */
-#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || \
-	defined(__arm__) || defined(__powerpc__) || defined(__s390__)
+#if defined(__x86_64__) || defined(__aarch64__) || defined(__arm__) || \
+	defined(__i386__) || defined(__powerpc__) || defined(__s390__)
 #define KSA_HAS_RESTORER 1
 #define KSA_KNOWN_LAYOUT 1
 #elif defined(__riscv) || defined(__loongarch__)
@@ -88,7 +88,7 @@ struct clone3_args {
 #define KSIG_MAX	64
 #define KSIG_LONG_BITS	(8 * sizeof(unsigned long))
 #define KSIG_WORDS	(KSIG_MAX / KSIG_LONG_BITS)
-#define KSIG_SETSIZE	(KSIG_MAX / 8)
+#define KSIG_SETSIZE	((size_t)KSIG_MAX / 8)
 
 struct ksigaction {
 	unsigned long handler;

@@ -20,7 +20,11 @@ mutants mode: every mutant must be killed by our suite (the run completes
 --merge:      the same over the results directories of several shards
               (each with the meta.json of results_meta.py), written to
               --out; shards of different series, suite or project commits
-              (or modes, or trees) are refused.
+              (or modes) are refused.  --expect-rows "TREE:ROW ..." merges
+              over trees: one table per tree (also in --out/<tree>/),
+              one closing line and verdict; the series commit must then
+              agree within each tree.  Otherwise all shards are of one
+              tree.
 
 The last line is "N passed, N failed" (one per expectation).  Exit 0 when
 every expectation holds, 1 otherwise, 2 on bad usage or a refused merge.
@@ -29,7 +33,9 @@ every expectation holds, 1 otherwise, 2 on bad usage or a refused merge.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import glob
+import io
 import json
 import os
 import re
@@ -48,7 +54,8 @@ USAGE = ('summarize.py --results build/results --mode gate|mutants '
          '[--arches "x86_64 x86_64-ia32 arm64 ..."] [--variants "..."] '
          '[--tree NAME] [--mutants-dir patches/mutants]\n'
          '       summarize.py --merge DIR... --out DIR --mode gate|mutants '
-         '--expect-rows "x86_64 ..." [--variants "..."] [--tree NAME] '
+         '--expect-rows "x86_64 ..."|"6.1:x86_64 6.12:x86_64 ..." '
+         '[--variants "..."] [--tree NAME] '
          '[--mutants-dir patches/mutants]')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GATE_VARIANTS = ('base', 'patched')
@@ -452,10 +459,10 @@ def single(args) -> int:
     return mutants(load, args, args.results, [])
 
 
-def read_shards(args) -> Tuple[Dict[Tuple[str, str], Result], List[str],
-                               Optional[str]]:
-    """-> (variant, row) -> result, notes, tree.  Raises Refused when the
-    shards do not belong together."""
+def read_metas(args) -> Tuple[List[Tuple[str, Meta]], List[str]]:
+    """The meta.json of every shard of args.merge (a shard without one is
+    a note: its results count as missing).  Raises Refused when the shards
+    are of another mode, or of different suite or project commits."""
     metas: List[Tuple[str, Meta]] = []
     notes: List[str] = []
     for d in args.merge:
@@ -467,7 +474,13 @@ def read_shards(args) -> Tuple[Dict[Tuple[str, str], Result], List[str],
         if meta.mode != args.mode:
             raise Refused('shard %s is a %s run, not %s' % (d, meta.mode,
                                                             args.mode))
-    for key in IDENTITY + ('tree',):
+    same(metas, [k for k in IDENTITY if k != 'series'])
+    return metas, notes
+
+
+def same(metas: List[Tuple[str, Meta]], keys: List[str]) -> None:
+    """Refused unless every shard has the same value of each key."""
+    for key in keys:
         seen: Dict[Optional[str], str] = {}
         for d, meta in metas:
             seen.setdefault(getattr(meta, key), d)
@@ -475,10 +488,17 @@ def read_shards(args) -> Tuple[Dict[Tuple[str, str], Result], List[str],
             (a, da), (b, db) = list(seen.items())[:2]
             raise Refused('shards of different %s: %s in %s, %s in %s' % (
                 key if key == 'tree' else key + ' commits', a, da, b, db))
-    tree = metas[0][1].tree if metas else None
-    if args.tree and metas and tree != args.tree:
-        raise Refused('the shards are of tree %s, not --tree %s' % (
-            tree, args.tree))
+
+
+ShardResults = Dict[Tuple[str, str], Result]
+
+
+def load_shards(metas: List[Tuple[str, Meta]]) -> ShardResults:
+    """(variant, row) -> result, from the shards of one tree (their series
+    commit is checked here).  A result changed after its meta.json is a
+    result with why set; one row with two different results is
+    Refused."""
+    same(metas, ['series'])
     found: Dict[Tuple[str, str], Result] = {}
     origin: Dict[Tuple[str, str], Tuple[str, str]] = {}
     for d, meta in metas:
@@ -502,11 +522,98 @@ def read_shards(args) -> Tuple[Dict[Tuple[str, str], Result], List[str],
                 continue
             found[k] = res
             origin[k] = (d, digest or '')
-    return found, notes, tree or args.tree
+    return found
+
+
+def read_shards(args) -> Tuple[Dict[Tuple[str, str], Result], List[str],
+                               Optional[str]]:
+    """-> (variant, row) -> result, notes, tree, for shards of one tree.
+    Raises Refused when the shards do not belong together."""
+    metas, notes = read_metas(args)
+    same(metas, ['tree'])
+    tree = metas[0][1].tree if metas else None
+    if args.tree and metas and tree != args.tree:
+        raise Refused('the shards are of tree %s, not --tree %s' % (
+            tree, args.tree))
+    return load_shards(metas), notes, tree or args.tree
 
 
 def merge(args) -> int:
-    found, notes, tree = read_shards(args)
+    if args.expect_trees is None:
+        found, notes, tree = read_shards(args)
+        return merge_tree(args, found, notes, tree, args.out)
+    if args.tree and list(args.expect_trees) != [args.tree]:
+        raise UsageError('--tree %s, but --expect-rows names the trees %s'
+                         % (args.tree, ' '.join(args.expect_trees)))
+    metas, notes = read_metas(args)
+    trees = {}
+    for d, meta in metas:
+        trees.setdefault(meta.tree, []).append((d, meta))
+    found = {t: load_shards(m) for t, m in trees.items()}
+    extra = ['shards of tree %s are not expected here, not counted: %s' % (
+        t, ', '.join(d for d, _ in m))
+        for t, m in trees.items() if t not in args.expect_trees]
+    if len(args.expect_trees) == 1:
+        # One tree: the output of one run of that tree, to the letter.
+        tree, args.arches = next(iter(args.expect_trees.items()))
+        args.tree = tree
+        return merge_tree(args, found.get(tree, {}), notes + extra, tree,
+                          args.out)
+    return merge_trees(args, found, notes + extra)
+
+
+CLOSING_RE = re.compile(r'^(\d+) passed, (\d+) failed$')
+
+
+def merge_trees(args, found: Dict[Optional[str], ShardResults],
+                notes: List[str]) -> int:
+    """Shards of several trees: one table per tree (each also written to
+    OUT/<tree>/ as a run of that tree would write it), then OUT/'s files
+    over every tree and one closing line and verdict."""
+    passed = failed = 0
+    texts, records, junits = [], {}, []
+    for tree, rows in args.expect_trees.items():
+        sub = argparse.Namespace(**vars(args))
+        sub.tree, sub.arches = tree, rows
+        out = os.path.join(args.out, tree)
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            merge_tree(sub, found.get(tree, {}), [], tree, out)
+        text = buf.getvalue()
+        print(text)
+        texts.append(text)
+        m = CLOSING_RE.match(text.rstrip('\n').splitlines()[-1])
+        if not m:
+            raise OSError('no closing line in the merge of tree %s' % tree)
+        passed += int(m.group(1))
+        failed += int(m.group(2))
+        name = 'summary.json' if args.mode == 'gate' else 'mutants.json'
+        with open(os.path.join(out, name), encoding='utf-8') as f:
+            records[tree] = json.load(f)
+        if args.mode == 'gate':
+            junits.append(ET.parse(os.path.join(out, 'junit.xml')).getroot())
+    end = '%d passed, %d failed' % (passed, failed)
+    lines = ['# clone3 %s on the trees %s' % (args.mode,
+                                              ' '.join(args.expect_trees))]
+    lines += [''] + ['- ' + n for n in notes] if notes else []
+    lines += ['', end]
+    tail = '\n'.join(lines) + '\n'
+    print(tail, end='')
+    record = {'mode': args.mode, 'trees': records, 'notes': notes,
+              'closing': end, 'shards': args.merge}
+    md = 'summary.md' if args.mode == 'gate' else 'mutants.md'
+    write_atomic(os.path.join(args.out, md), '\n'.join(texts + [tail]))
+    write_atomic(os.path.join(args.out, 'summary.json' if args.mode ==
+                              'gate' else 'mutants.json'),
+                 json.dumps(record, indent=2) + '\n')
+    if args.mode == 'gate':
+        write_atomic(os.path.join(args.out, 'junit.xml'),
+                     merge_junit('clone3 gate', junits))
+    return 0 if failed == 0 else 1
+
+
+def merge_tree(args, found: ShardResults, notes: List[str],
+               tree: Optional[str], out: str) -> int:
     args.tree = tree
     asked = set()
 
@@ -517,18 +624,18 @@ def merge(args) -> int:
         return Result(variant, row, result_path('<shards>', variant, row),
                       why='no shard has a result for %s/%s' % (variant,
                                                                row))
-    os.makedirs(args.out, exist_ok=True)
+    os.makedirs(out, exist_ok=True)
     if args.mode == 'gate':
         cells = gate_cells(load, args.variants, args.arches)
         notes += unasked(found, asked)
-        return write_gate(args.out, cells, args.variants, args.arches,
+        return write_gate(out, cells, args.variants, args.arches,
                           tree, notes, {'shards': args.merge})
     # mutants() reads the cells while it prints: list the extras first
     for variant, _ in mutant_list(args):
         for row in args.arches:
             asked.add((variant, row))
     notes += unasked(found, asked)
-    return mutants(load, args, args.out, notes)
+    return mutants(load, args, out, notes)
 
 
 def unasked(found: Dict[Tuple[str, str], Result], asked: set) -> List[str]:
@@ -547,6 +654,28 @@ def names(value: str, what: str) -> List[str]:
     if not items:
         raise UsageError('empty --%s' % what)
     return items
+
+
+TreeRows = Optional[Dict[str, List[str]]]
+
+
+def expect_rows(value: str) -> Tuple[List[str], TreeRows]:
+    """--expect-rows: "x86_64 x86_64-ia32" (the rows of the shards' one
+    tree) -> (rows, None), or "6.1:x86_64 6.12:riscv64" (rows of named
+    trees, for a merge over trees) -> (all rows, tree -> rows in order)."""
+    words = value.split()
+    if not any(':' in w for w in words):
+        return names(value, 'expect-rows'), None
+    trees: Dict[str, List[str]] = {}
+    for word in words:
+        tree, sep, row = word.partition(':')
+        if not sep or not NAME_RE.match(tree) or not NAME_RE.match(row):
+            raise UsageError('bad --expect-rows word %r: give every row as '
+                             'TREE:ROW, or none' % word)
+        if row in trees.setdefault(tree, []):
+            raise UsageError('--expect-rows: %s is given twice' % word)
+        trees[tree].append(row)
+    return [r for rows in trees.values() for r in rows], trees
 
 
 def parse_args(argv):
@@ -573,7 +702,7 @@ def parse_args(argv):
         for d in args.merge:
             if not os.path.isdir(d):
                 raise UsageError('no shard directory at %s' % d)
-        args.arches = names(args.expect_rows, 'expect-rows')
+        args.arches, args.expect_trees = expect_rows(args.expect_rows)
     else:
         if not args.results:
             raise UsageError('--results DIR (or --merge DIR...) is needed')

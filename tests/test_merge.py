@@ -60,16 +60,16 @@ def tearDownModule():
     shutil.rmtree(CACHE)
 
 
-def report(results, variant, arch, log=None):
-    """ktap-report.py's files for (variant, arch, log), made once and
-    copied: the tests stay fast."""
+def report(results, variant, arch, log=None, tree='6.1'):
+    """ktap-report.py's files for (variant, arch, log, tree), made once
+    and copied: the tests stay fast."""
     log = log or os.path.join(CACHE, variant + '.log')
-    key = (variant, arch, log)
+    key = (variant, arch, log, tree)
     if key not in REPORTS:
         out = os.path.join(CACHE, 'r%d' % len(REPORTS))
         subprocess.run(
             [REPORT, '--log', log, '--variant', variant, '--arch', arch,
-             '--compat', 'ia32', '--tree', '6.1', '--out-dir', out],
+             '--compat', 'ia32', '--tree', tree, '--out-dir', out],
             check=True, capture_output=True)
         REPORTS[key] = out
     shutil.copytree(REPORTS[key], os.path.join(results, variant),
@@ -85,7 +85,8 @@ class MergeTest(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.tmp)
 
-    def run_dir(self, name, arches, logs=None, meta=True, ids=IDS):
+    def run_dir(self, name, arches, logs=None, meta=True, ids=IDS,
+                tree='6.1'):
         """A results directory of one run over arches (each with its ia32
         row), with its meta.json."""
         results = os.path.join(self.tmp, name)
@@ -93,15 +94,15 @@ class MergeTest(unittest.TestCase):
         for arch in arches:
             for variant in ('base', 'patched'):
                 report(results, variant, arch,
-                       (logs or {}).get((variant, arch)))
+                       (logs or {}).get((variant, arch)), tree)
         rows = [r for a in arches for r in (a, a + '-ia32')]
         if meta:
-            self.write_meta(results, rows, ids)
+            self.write_meta(results, rows, ids, tree)
         return results
 
-    def write_meta(self, results, rows, ids=IDS):
+    def write_meta(self, results, rows, ids=IDS, tree='6.1'):
         proc = subprocess.run(
-            [META, '--results', results, '--tree', '6.1', '--mode', 'gate',
+            [META, '--results', results, '--tree', tree, '--mode', 'gate',
              '--rows', ' '.join(rows), '--variants', 'base patched'] + ids,
             capture_output=True, text=True, check=False)
         self.assertEqual(proc.returncode, 0, proc.stderr)
@@ -272,6 +273,89 @@ class MergeTest(unittest.TestCase):
         # the same result twice is no conflict
         proc, _ = self.merge(a, a, rows=['x86_64', 'x86_64-ia32'])
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+
+    def tree_rows(self, *specs):
+        """'6.1:x86_64' -> the TREE:ROW words of x86_64 and its ia32 row."""
+        return ['%s:%s' % (t, r) for spec in specs
+                for t, a in [spec.split(':')] for r in (a, a + '-ia32')]
+
+    def test_shards_of_two_trees_give_one_table_per_tree(self):
+        ids = list(IDS)
+        ids[1] = 'eeee555'           # the series commit of another tree
+        a = self.run_dir('a', ['x86_64'])
+        b = self.run_dir('b', ['arm64'], ids=ids, tree='6.12')
+        c = self.run_dir('c', ['x86_64'], ids=ids, tree='6.12')
+        rows = self.tree_rows('6.1:x86_64', '6.12:arm64', '6.12:x86_64')
+        proc, out = self.merge(a, b, c, rows=rows)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        lines = proc.stdout.splitlines()
+        self.assertEqual(lines[-1], '12 passed, 0 failed')
+        self.assertIn('# clone3 gate on 6.1: variant x row', lines)
+        self.assertIn('# clone3 gate on 6.12: variant x row', lines)
+        self.assertIn('| variant | arm64 | arm64/ia32 | x86_64 | '
+                      'x86_64/ia32 |', lines)
+        with open(os.path.join(out, 'summary.json'), encoding='utf-8') as f:
+            record = json.load(f)
+        self.assertEqual(sorted(record['trees']), ['6.1', '6.12'])
+        self.assertEqual(record['closing'], '12 passed, 0 failed')
+        names = [s.get('name') for s in ET.parse(
+            os.path.join(out, 'junit.xml')).getroot().findall('testsuite')]
+        self.assertIn('6.1 patched x86_64/ia32.clone3_spawn_test', names)
+        self.assertIn('6.12 base arm64.clone3_spawn_test', names)
+        for tree in ('6.1', '6.12'):
+            self.assertTrue(os.path.isfile(
+                os.path.join(out, tree, 'junit.xml')))
+        # a tree's rows failing fails the whole merge, with one verdict
+        bad = {('patched', 'arm64'): self.logs['base']}
+        b2 = self.run_dir('b2', ['arm64'], ids=ids, tree='6.12', logs=bad)
+        proc, _ = self.merge(a, b2, c, rows=rows)
+        self.assertEqual(proc.returncode, 1)
+        self.assertEqual(proc.stdout.splitlines()[-1], '10 passed, 2 failed')
+        # an expected tree without a shard
+        proc, _ = self.merge(a, rows=rows)
+        self.assertEqual(proc.returncode, 1)
+        self.assertEqual(proc.stdout.splitlines()[-1], '4 passed, 8 failed')
+        self.assertIn('no shard has a result for base/arm64', proc.stdout)
+
+    def test_one_tree_named_gives_the_output_of_one_run(self):
+        a = self.run_dir('a', ['x86_64'])
+        b = self.run_dir('b', ['arm64'])
+        plain, out1 = self.merge(a, b)
+        shutil.move(out1, out1 + '.plain')
+        named, out2 = self.merge(a, b, rows=self.tree_rows('6.1:x86_64',
+                                                           '6.1:arm64'))
+        self.assertEqual(named.returncode, 0, named.stdout + named.stderr)
+        self.assertEqual(named.stdout, plain.stdout)
+        self.assertEqual(self.cells(out2)[0], self.cells(out1 + '.plain')[0])
+        # a tree named that no shard is of: its rows are missing
+        proc, _ = self.merge(a, b, rows=self.tree_rows('6.12:x86_64'))
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn('shards of tree 6.1 are not expected here',
+                      proc.stdout)
+
+    def test_merge_over_trees_refuses_foreign_shards(self):
+        ids = list(IDS)
+        ids[1] = 'eeee555'
+        a = self.run_dir('a', ['x86_64'])
+        b = self.run_dir('b', ['arm64'], ids=ids)       # 6.1, other series
+        rows = self.tree_rows('6.1:x86_64', '6.1:arm64', '6.12:x86_64')
+        proc, _ = self.merge(a, b, rows=rows)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn('shards of different series commits', proc.stderr)
+        for key in ('--suite', '--project'):
+            ids = list(IDS)
+            ids[1] = 'eeee555'
+            ids[ids.index(key) + 1] = 'ffff666'
+            c = self.run_dir('c' + key, ['x86_64'], ids=ids, tree='6.12')
+            proc, _ = self.merge(a, c, rows=rows)
+            self.assertEqual(proc.returncode, 2, key)
+            self.assertEqual(len(proc.stderr.splitlines()), 1, proc.stderr)
+            self.assertIn('shards of different %s commits' % key[2:],
+                          proc.stderr)
+        for bad in ('6.1:x86_64 arm64', '6.1:', ':x86_64',
+                    '6.1:x86_64 6.1:x86_64'):
+            proc, _ = self.merge(a, rows=bad.split())
+            self.assertEqual(proc.returncode, 2, bad)
 
     def test_bad_usage_exits_2(self):
         a = self.run_dir('a', ['x86_64'])

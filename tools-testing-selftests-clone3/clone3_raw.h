@@ -330,6 +330,55 @@ static inline long clone3_run(void *args, size_t size, clone3_fn fn,
 	return (long)ret;
 }
 
+/*
+ * The tls argument that gives a CLONE_SETTLS child the thread pointer of
+ * its caller, so that the C library keeps working in it: the thread
+ * pointer itself, or on i386 (and i386 code under a 64-bit kernel) the
+ * address of a struct user_desc for the caller's %gs entry.  0 where
+ * unknown.
+ */
+static inline unsigned long long clone3_tls(void)
+{
+#if defined(__x86_64__)
+	unsigned long tp;
+
+	/* glibc's and musl's thread control block starts with itself. */
+	asm volatile("mov %%fs:0, %0" : "=r" (tp));
+	return tp;
+#elif defined(__i386__)
+	/*
+	 * A struct user_desc, only passed on from get_thread_area() to the
+	 * kernel: its first word, the entry number, is all we set.
+	 */
+	static unsigned int desc[4];
+	unsigned int gs;
+
+	asm volatile("mov %%gs, %0" : "=r" (gs));
+	memset(desc, 0, sizeof(desc));
+	desc[0] = gs >> 3;
+	if (syscall(__NR_get_thread_area, desc))
+		return 0;
+	return (uintptr_t)desc;
+#elif defined(__aarch64__)
+	unsigned long tp;
+
+	asm volatile("mrs %0, tpidr_el0" : "=r" (tp));
+	return tp;
+#elif defined(__arm__)
+	unsigned long tp;
+
+	asm volatile("mrc p15, 0, %0, c13, c0, 3" : "=r" (tp));
+	return tp;
+#elif defined(__riscv)
+	unsigned long tp;
+
+	asm volatile("mv %0, tp" : "=r" (tp));
+	return tp;
+#else
+	return 0;
+#endif
+}
+
 /* clone3_run() on the stack the arguments give the kernel. */
 static inline long clone3_run_on_stack(struct clone3_args *args, size_t size,
 				       clone3_fn fn, void *arg)

@@ -9,6 +9,9 @@
 #
 #   make gate            base + patched kernels on every arch under QEMU
 #   make mutants         every patch in patches/mutants/ must be killed
+#   make report RESULTS="dir1 dir2 ..."
+#                        merge the results of shards (gate or mutants runs
+#                        of a part of the matrix) into one verdict
 #   make test            the fast tests: no kernel is built (< 1 minute)
 #   make check           make test, then the tests that build and boot
 #                        kernels (CI runs this)
@@ -22,7 +25,7 @@
 #   make apply KSRC=dir  apply the series to a kernel tree, all or nothing
 #   make bench           the figures, beside the tree's kunit.py
 
-.PHONY: all gate mutants test check selftest-host kselftest tree series checkpatch apply bench clean
+.PHONY: all gate mutants report test check selftest-host kselftest tree series checkpatch apply bench clean
 
 all: gate
 
@@ -34,6 +37,9 @@ gate:
 
 mutants:
 	@scripts/mutants.sh
+
+report:
+	@scripts/report.sh $(RESULTS)
 
 test:
 	@scripts/check.sh fast

@@ -8,12 +8,16 @@
 #   console=<arch console> panic=-1 oops=panic quiet rdinit=/init KEY=VALUE...
 #
 # QEMU runs in its own session with -no-reboot, so the guest's reboot (or a
-# panic, with panic=-1) ends it.  A host timeout, or SIGINT/SIGTERM/SIGHUP
+# panic, with panic=-1) ends it.  A guest that hangs is stopped when its
+# console has been silent for BOOT_SILENCE seconds (a boot that works
+# prints within a second or two of starting each program) or when
+# BOOT_TIMEOUT runs out.  A host timeout, or SIGINT/SIGTERM/SIGHUP
 # of this script, kills QEMU's whole process group; if this script is
 # killed outright, QEMU gets SIGKILL as its parent dies.  The console goes
 # to LOG.partial and is renamed to LOG at the end in every case.
 #
-# Environment: ACCEL=tcg|kvm (default tcg), BOOT_TIMEOUT seconds (default 120).
+# Environment: ACCEL=tcg|kvm (default tcg), BOOT_TIMEOUT seconds (default
+# 120), BOOT_SILENCE seconds (default 15).
 # Exit: 0 QEMU ended by itself, 3 host timeout (QEMU killed), 4 QEMU failed
 # (non-zero status), 2 usage or environment, 130 interrupted.
 #
@@ -27,16 +31,15 @@ KERNEL=$2
 INITRD=$3
 LOG=$4
 shift 4
-ROOT=$(repo_root)
-CONF=$ROOT/qemu-images/$ARCH/qemu.conf
 ACCEL=${ACCEL:-tcg}
 BOOT_TIMEOUT=${BOOT_TIMEOUT:-120}
+BOOT_SILENCE=${BOOT_SILENCE:-15}
 
-[ -f "$CONF" ] || die "unknown arch '$ARCH' (no $CONF)"
-. "$CONF"
+load_arch "$ARCH"
 [ -f "$KERNEL" ] || die "no kernel image at $KERNEL"
 [ -f "$INITRD" ] || die "no initramfs at $INITRD"
 case $BOOT_TIMEOUT in '' | *[!0-9]* | 0*) die "BOOT_TIMEOUT=$BOOT_TIMEOUT is not a positive integer" ;; esac
+case $BOOT_SILENCE in '' | *[!0-9]* | 0*) die "BOOT_SILENCE=$BOOT_SILENCE is not a positive integer" ;; esac
 case $ACCEL in
 tcg) ;;
 kvm) [ -w /dev/kvm ] || die "ACCEL=kvm but /dev/kvm is missing or not writable" ;;
@@ -86,7 +89,29 @@ start=$(date +%s.%N)
 setsid setpriv --pdeathsig KILL -- "$QEMU_BIN" "${args[@]}" \
 	</dev/null >"$LOG.qemu" 2>&1 &
 qemu_pid=$!
-sleep "$BOOT_TIMEOUT" &
+# The watchdog: ends when BOOT_TIMEOUT runs out or the console has not
+# grown for BOOT_SILENCE seconds, and says which in LOG.why.
+watchdog() {
+	local size last=-1 quiet=0 t=0
+	while [ "$t" -lt "$BOOT_TIMEOUT" ]; do
+		sleep 1
+		t=$((t + 1))
+		size=$(stat -c %s "$LOG.partial" 2>/dev/null || echo 0)
+		if [ "$size" = "$last" ]; then
+			quiet=$((quiet + 1))
+			if [ "$quiet" -ge "$BOOT_SILENCE" ]; then
+				echo "no console output for $BOOT_SILENCE s (BOOT_SILENCE=$BOOT_SILENCE)" >"$LOG.why"
+				return 0
+			fi
+		else
+			quiet=0
+			last=$size
+		fi
+	done
+	echo "BOOT_TIMEOUT=$BOOT_TIMEOUT" >"$LOG.why"
+}
+rm -f "$LOG.why"
+watchdog &
 timer_pid=$!
 
 ended=
@@ -99,13 +124,15 @@ if [ "$ended" = "$timer_pid" ]; then
 	kill -KILL -- "-$qemu_pid" 2>/dev/null || true
 	wait "$qemu_pid" 2>/dev/null || true
 	finish
-	printf 'boot: %s: host timeout: QEMU killed after %.1f s (BOOT_TIMEOUT=%s)\n' \
-		"$ARCH" "$elapsed" "$BOOT_TIMEOUT" >&2
+	printf 'boot: %s: host timeout: QEMU killed after %.1f s (%s)\n' \
+		"$ARCH" "$elapsed" "$(cat "$LOG.why" 2>/dev/null)" >&2
+	rm -f "$LOG.why"
 	exit 3
 fi
 kill "$timer_pid" 2>/dev/null || true
 wait "$timer_pid" 2>/dev/null || true
 timer_pid=
+rm -f "$LOG.why"
 finish
 if [ "$rc" != 0 ]; then
 	echo "boot: $ARCH: QEMU failed with status $rc after ${elapsed}s" >&2

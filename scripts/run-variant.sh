@@ -84,7 +84,30 @@ build_kernel() {
 			2>"$scratch.err"
 	fi
 }
+# On a terminal, a kernel build says every 20 s that it is alive and how
+# far it has got (objects so far, of the count of its last full build);
+# in a log (CI) the step's one closing line is enough.
+ticker() {
+	local dir=$1 n of s=0
+	of=$(cat "$dir/.clone3-objects" 2>/dev/null || true)
+	while sleep 20; do
+		s=$((s + 20))
+		n=$(find "$dir" -name '*.o' 2>/dev/null | wc -l)
+		say "building the kernel: $n objects${of:+ of about $of} after $s s"
+	done
+}
+tick=
+if [ -t 1 ] && [ "${V:-0}" != 1 ]; then
+	ticker "$(kbuild_dir "$ARCH" "$build")" &
+	tick=$!
+fi
+stop_ticker() {
+	[ -z "$tick" ] || kill "$tick" 2>/dev/null || true
+	tick=
+}
+trap 'stop_ticker; exit 130' INT TERM HUP
 if ! image=$(build_kernel); then
+	stop_ticker
 	[ "${V:-0}" = 1 ] || cat "$scratch.err" >&2
 	{ echo "gate: the $VARIANT kernel ($head) for $ARCH did not build:"; cat "$scratch.err"; } >"$scratch"
 	rm -f "$scratch.err"
@@ -93,6 +116,7 @@ if ! image=$(build_kernel); then
 	say "report: $(report)"
 	exit 0
 fi
+stop_ticker
 rm -f "$scratch.err"
 lap
 say "kernel $head built ($took)"

@@ -1,0 +1,519 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The ABI difference between two kernels, from the '# abi:' lines of
+clone3_abi_probe (Documentation/abi-diff.md).
+
+  abi_diff.py A B
+      two probe outputs (raw, as the program prints them, or a KTAP
+      document or console log that holds them): the table of what
+      differs.  Exit 0 when nothing does, 1 otherwise.
+  abi_diff.py A B --declared patches/abi-change
+      the same, held against the declared change from A to B.
+  abi_diff.py --declared patches/abi-change --results DIR --base base
+              --variant patched --rows "x86_64 x86_64-ia32 ..."
+      every row's <results>/<variant>/<row>.ktap against
+      <results>/<base>/<row>.ktap and the declaration; writes
+      <results>/abi-diff.md and abi-diff.json.  Without --declared, the
+      difference must be empty.
+
+Exit 0 when every observed difference is the declared one (or, without a
+declaration, there is none) on every row, 1 otherwise (each undeclared
+difference, and each declared one that did not happen, named per row),
+2 on bad input (a file that is missing or holds no probe line, a
+declaration that does not parse).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+from atomic_write import write_atomic
+
+LINE_RE = re.compile(r'^\s*# abi: (.*\S)\s*$')
+ABSENT = '-'
+RESULT = 'result'
+SPECIAL = 'probe='
+ROW_RE = re.compile(r'^[A-Za-z0-9_.+-]+$')
+
+# An input's observation: its keys in the order printed, 'result' first.
+Obs = Dict[str, str]
+Probe = Dict[str, Obs]
+
+
+class BadInput(Exception):
+    pass
+
+
+# -- reading probe output -------------------------------------------------
+
+def parse_line(text: str) -> Tuple[str, Obs]:
+    """'flags=CLONE_VM size=88 ok tab=same ...' -> (id, observation).
+    The result is the first word without '='; the words before it are the
+    input, the words after it key=value pairs."""
+    words = text.split()
+    for i, word in enumerate(words):
+        if '=' not in word:
+            break
+    else:
+        raise ValueError('no result word')
+    if i == 0:
+        raise ValueError('no input before the result')
+    obs = {RESULT: words[i]}
+    for word in words[i + 1:]:
+        key, sep, value = word.partition('=')
+        if not sep or not key:
+            raise ValueError('%r is not key=value' % word)
+        obs[key] = value
+    return ' '.join(words[:i]), obs
+
+
+def parse_probe(text: str, where: str = '') -> Probe:
+    """Every '# abi:' line of a probe output, a KTAP document or a console
+    log, at any depth of nesting."""
+    probe: Probe = {}
+    for no, line in enumerate(text.splitlines(), 1):
+        m = LINE_RE.match(line.replace('\r', ''))
+        if not m:
+            continue
+        try:
+            key, obs = parse_line(m.group(1))
+        except ValueError as e:
+            raise BadInput('%s:%d: bad probe line: %s' % (where, no, e))
+        if key in probe:
+            raise BadInput('%s:%d: input %r twice' % (where, no, key))
+        probe[key] = obs
+    return probe
+
+
+def read_probe(path: str, need: bool = True) -> Probe:
+    try:
+        with open(path, encoding='utf-8', errors='replace') as f:
+            probe = parse_probe(f.read(), path)
+    except FileNotFoundError:
+        raise BadInput('no such file: %s' % path)
+    except OSError as e:
+        raise BadInput('cannot read %s: %s' % (path, e))
+    if need and not probe:
+        raise BadInput('%s holds no probe line (# abi: ...)' % path)
+    return probe
+
+
+def flags_of(key: str) -> List[str]:
+    for word in key.split():
+        if word.startswith('flags='):
+            value = word[len('flags='):]
+            return [] if value == '0' else value.split('|')
+    return []
+
+
+def without_flag(key: str, flag: str) -> str:
+    """The same input without FLAG: its counterpart."""
+    words = []
+    for word in key.split():
+        if word.startswith('flags='):
+            rest = [f for f in flags_of(key) if f != flag]
+            word = 'flags=' + ('|'.join(rest) or '0')
+        words.append(word)
+    return ' '.join(words)
+
+
+# -- the declaration ------------------------------------------------------
+
+@dataclass
+class Declaration:
+    """patches/abi-change: a new clone3() flag (Documentation/abi-diff.md).
+    No flag: nothing may change."""
+    path: Optional[str] = None
+    flag: Optional[str] = None
+    accepted_from: str = 'EINVAL'
+    refused: List[Tuple[str, str]] = field(default_factory=list)
+    child: Dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, path: str) -> 'Declaration':
+        decl = cls(path)
+        try:
+            with open(path, encoding='utf-8') as f:
+                lines = f.read().splitlines()
+        except OSError as e:
+            raise BadInput('cannot read the declaration %s: %s' % (path, e))
+        for no, line in enumerate(lines, 1):
+            words = line.split('#', 1)[0].split()
+            if not words:
+                continue
+            what, args = words[0], words[1:]
+            if what == 'flag' and len(args) == 1 and decl.flag is None:
+                decl.flag = args[0]
+            elif what == 'accepted-from' and len(args) == 1:
+                decl.accepted_from = args[0]
+            elif what == 'refused-with' and len(args) == 2:
+                decl.refused.append((args[0], args[1]))
+            elif what == 'child' and args and all('=' in a for a in args):
+                for a in args:
+                    k, _, v = a.partition('=')
+                    decl.child[k] = v
+            else:
+                raise BadInput('%s:%d: not a statement of the declaration: '
+                               '%r' % (path, no, line.strip()))
+        if decl.flag is None and (decl.refused or decl.child):
+            raise BadInput('%s: refused-with and child need a flag line' %
+                           path)
+        return decl
+
+    def describe(self) -> List[str]:
+        if not self.flag:
+            return ['nothing changes']
+        out = ['%s is accepted where it gave %s; an input with it behaves '
+               'as the same input without it, except:' %
+               (self.flag, self.accepted_from)]
+        for flag, result in self.refused:
+            out.append('with %s too it gives %s' % (flag, result))
+        if self.child:
+            out.append('a child made with it has %s' % ' '.join(
+                '%s=%s' % kv for kv in self.child.items()))
+        out.append('nothing else changes')
+        return out
+
+    def expected(self, key: str, base: Probe, new: Probe) -> \
+            Tuple[Obs, List[str]]:
+        """What the new kernel must show for input KEY, and any problem in
+        deriving it (a counterpart input the probe did not print)."""
+        b = base.get(key, {})
+        if not self.flag or key.startswith(SPECIAL) or \
+                self.flag not in flags_of(key):
+            return dict(b), []
+        flags = flags_of(key)
+        for other, result in self.refused:
+            if other in flags:
+                e = dict(b)
+                if b.get(RESULT) == self.accepted_from:
+                    e[RESULT] = result
+                return e, []
+        twin = without_flag(key, self.flag)
+        if twin not in new:
+            return dict(b), ['no input %r to derive %r from' % (twin, key)]
+        e = dict(new[twin])
+        if e.get(RESULT) == 'ok':
+            e.update(self.child)
+        if b and b != e and b.get(RESULT) != self.accepted_from:
+            return e, ['it gave %s before, but only inputs that gave %s '
+                       'are declared to change' % (b.get(RESULT),
+                                                   self.accepted_from)]
+        return e, []
+
+
+# -- comparing ------------------------------------------------------------
+
+Change = Tuple[Tuple[str, str, str], ...]    # (key, from, to) ...
+
+
+def change_of(a: Obs, b: Obs) -> Change:
+    keys = list(a) + [k for k in b if k not in a]
+    return tuple((k, a.get(k, ABSENT), b.get(k, ABSENT)) for k in keys
+                 if a.get(k, ABSENT) != b.get(k, ABSENT))
+
+
+def twin_note(key: str, obs: Obs, side: Probe,
+              prefer: Optional[str]) -> Optional[str]:
+    """A child that a call newly made, told against the child of the same
+    input without one of its flags on the same kernel: 'as without
+    CLONE_X, but tab=cleared' (the flag PREFER when it can, else the one
+    whose removal leaves the fewest differences), or None when no such
+    input made a child."""
+    best: Optional[Tuple[int, str, str]] = None
+    flags = flags_of(key)
+    if prefer in flags:
+        flags = [prefer] + [f for f in flags if f != prefer]
+    for flag in flags:
+        twin = side.get(without_flag(key, flag))
+        if not twin or twin.get(RESULT) != 'ok':
+            continue
+        diff = [(k, v) for k, v in obs.items()
+                if k != RESULT and twin.get(k, ABSENT) != v]
+        diff += [(k, ABSENT) for k in twin if k not in obs]
+        text = 'the child as without %s' % flag
+        if diff:
+            text += ', but ' + ' '.join('%s=%s' % kv for kv in diff)
+        if flag == prefer:
+            return text
+        if best is None or len(diff) < best[0]:
+            best = (len(diff), flag, text)
+    return best[2] if best else None
+
+
+def fmt_change(change: Change, left: str = 'base', right: str = 'new',
+               note: Optional[str] = None) -> str:
+    """'base EINVAL -> new ok; the child as without X, but tab=cleared'"""
+    if not change:
+        return 'no change'
+    parts, born = [], []
+    if note:
+        change = tuple(c for c in change if c[0] == RESULT or
+                       c[1] != ABSENT)
+    for k, a, b in change:
+        if k == RESULT:
+            parts.append('%s %s -> %s %s' % (left, a, right, b))
+        elif a == ABSENT:
+            born.append('%s=%s' % (k, b))
+        elif b == ABSENT:
+            parts.append('%s=%s gone' % (k, a))
+        else:
+            parts.append('%s: %s -> %s' % (k, a, b))
+    if note:
+        parts.append(note)
+    elif born:
+        parts.append('new: ' + ' '.join(born))
+    return '; '.join(parts)
+
+
+def describe(key: str, b: Obs, n: Obs, side: Probe, left: str,
+             right: str, prefer: Optional[str]) -> str:
+    """The change of one input, a child newly made told against its twin."""
+    note = None
+    if b.get(RESULT) != 'ok' and n.get(RESULT) == 'ok':
+        note = twin_note(key, n, side, prefer)
+    return fmt_change(change_of(b, n), left, right, note)
+
+
+def label(keys: List[str], universe: List[str]) -> str:
+    """The inputs of a group, as briefly as they can be named exactly."""
+    n = len(keys)
+    if n <= 2:
+        return '; '.join(keys)
+    sets = {k: set(flags_of(k)) for k in universe}
+    common = set.intersection(*(sets[k] for k in keys))
+    if common:
+        wanted = '|'.join(f for f in flags_of(keys[0]) if f in common)
+        pool = [k for k in universe if common <= sets[k]]
+        if len(pool) == n:
+            return 'every input with %s (all %d)' % (wanted, n)
+        outside = set().union(*(sets[k] for k in pool)) - \
+            set().union(*(sets[k] for k in keys))
+        if outside and len(outside) <= 3:
+            rest = [k for k in pool if not sets[k] & outside]
+            if len(rest) == n:
+                return 'every input with %s, without %s (all %d)' % (
+                    wanted, ' or '.join(sorted(outside)), n)
+        return '%d of the %d inputs with %s, e.g. %s' % (
+            n, len(pool), wanted, keys[0])
+    return '%d inputs, e.g. %s; %s' % (n, keys[0], keys[1])
+
+
+def new_flag(base: Probe, new: Probe) -> Optional[str]:
+    """The flag that every input newly accepted has, if there is one."""
+    common: Optional[set] = None
+    for key, n in new.items():
+        if n.get(RESULT) == 'ok' and base.get(key, {}).get(RESULT) not in \
+                (None, 'ok'):
+            flags = set(flags_of(key))
+            common = flags if common is None else common & flags
+    if not common:
+        return None
+    return sorted(common)[0]
+
+
+@dataclass
+class RowDiff:
+    """One row: the groups of inputs that changed alike, and the problems
+    against the declaration."""
+    row: str
+    groups: List[dict] = field(default_factory=list)
+    problems: List[str] = field(default_factory=list)
+    error: Optional[str] = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and not self.problems
+
+    def to_json(self) -> dict:
+        return {'row': self.row, 'as_declared': self.ok,
+                'error': self.error, 'problems': self.problems,
+                'groups': self.groups}
+
+
+def compare(row: str, base: Probe, new: Probe, decl: Declaration,
+            left: str = 'base', right: str = 'new') -> RowDiff:
+    out = RowDiff(row)
+    keys = list(base) + [k for k in new if k not in base]
+    groups: Dict[Tuple[str, str, str], List[str]] = {}
+    prefer = decl.flag or new_flag(base, new)
+    for key in keys:
+        b, n = base.get(key, {}), new.get(key, {})
+        expect, trouble = decl.expected(key, base, new)
+        seen, declared = change_of(b, n), change_of(b, expect)
+        out.problems += ['%s: %s' % (key, t) for t in trouble]
+        if not seen and not declared:
+            continue
+        if seen == declared:
+            verdict = 'declared'
+        elif not seen:
+            verdict = 'MISSING'
+        elif not declared:
+            verdict = 'UNDECLARED'
+        else:
+            verdict = 'DIFFERENT'
+        texts = (describe(key, b, n, new, left, right, prefer),
+                 describe(key, b, expect, new, left, right, prefer))
+        groups.setdefault((verdict,) + texts, []).append(key)
+    for (verdict, seen_text, decl_text), members in groups.items():
+        text = label(members, keys)
+        group = {'verdict': verdict, 'inputs': members, 'label': text,
+                 'seen': seen_text, 'declared': decl_text}
+        out.groups.append(group)
+        if verdict == 'declared':
+            continue
+        if verdict == 'MISSING':
+            what = 'declared but did not happen: %s' % group['declared']
+        elif verdict == 'UNDECLARED':
+            what = 'undeclared: %s' % group['seen']
+        else:
+            what = '%s, declared: %s' % (group['seen'], group['declared'])
+        out.problems.append('%s: %s' % (text, what))
+    order = {'UNDECLARED': 0, 'DIFFERENT': 1, 'MISSING': 2, 'declared': 3}
+    out.groups.sort(key=lambda g: (order[g['verdict']], g['inputs'][0]))
+    return out
+
+
+# -- reports --------------------------------------------------------------
+
+def md_cell(text: str) -> str:
+    return text.replace('|', '\\|').replace('\n', ' ')
+
+
+def row_text(diff: RowDiff, left: str, right: str,
+             with_decl: bool) -> List[str]:
+    lines = ['## %s: %s -> %s' % (diff.row, left, right), '']
+    if diff.error:
+        return lines + ['ERROR: ' + diff.error, '']
+    if not diff.groups:
+        lines.append('no difference')
+    else:
+        head = ['inputs', 'what changed']
+        if with_decl:
+            head = ['', 'inputs', 'what changed', 'declared']
+        lines.append('| ' + ' | '.join(head) + ' |')
+        lines.append('|' + '---|' * len(head))
+        for g in diff.groups:
+            cells = [g['label'], g['seen']]
+            if with_decl:
+                cells = [g['verdict'] if g['verdict'] != 'declared'
+                         else 'ok'] + cells + [g['declared']]
+            lines.append('| ' + ' | '.join(md_cell(c) for c in cells) +
+                         ' |')
+    extra = [p for p in diff.problems if ': no input ' in p]
+    lines += [''] + ['- ' + p for p in extra] if extra else []
+    if with_decl:
+        lines += ['', '%s: %s' % (diff.row, 'as declared' if diff.ok else
+                                  '%d difference(s) from the declaration'
+                                  % len(diff.problems))]
+    return lines + ['']
+
+
+def report(diffs: List[RowDiff], decl: Declaration, left: str, right: str,
+           title: str) -> str:
+    lines = ['# ' + title, '']
+    if decl.path:
+        lines += ['Declared (%s): %s.' % (decl.path, '; '.join(
+            decl.describe())), '']
+    for d in diffs:
+        lines += row_text(d, left, right, decl.path is not None)
+    bad = [d.row for d in diffs if not d.ok]
+    if decl.path:
+        verdict = 'every row as declared' if not bad else \
+            'differs from the declaration on ' + ' '.join(bad)
+    else:
+        verdict = 'no difference' if not bad else \
+            'differences on ' + ' '.join(bad)
+    lines.append('abi-diff: ' + verdict)
+    return '\n'.join(lines) + '\n'
+
+
+def check_results(results: str, base: str, variant: str, row: str,
+                  decl: Declaration) -> RowDiff:
+    """One row of a results directory, against the declaration."""
+    try:
+        b = read_probe(os.path.join(results, base, row + '.ktap'))
+    except BadInput as e:
+        d = RowDiff(row)
+        d.error = 'base: %s' % e
+        return d
+    try:
+        n = read_probe(os.path.join(results, variant, row + '.ktap'),
+                       need=False)
+    except BadInput as e:
+        d = RowDiff(row)
+        d.error = '%s: %s' % (variant, e)
+        return d
+    return compare(row, b, n, decl, base, variant)
+
+
+def main(argv: List[str]) -> int:
+    p = argparse.ArgumentParser(
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument('files', nargs='*', metavar='FILE')
+    p.add_argument('--declared')
+    p.add_argument('--results')
+    p.add_argument('--base', default='base')
+    p.add_argument('--variant', default='patched')
+    p.add_argument('--rows')
+    p.add_argument('--json', action='store_true',
+                   help='print the JSON record instead of the table')
+    try:
+        args = p.parse_args(argv)
+    except SystemExit as e:
+        return 2 if e.code else 0
+    try:
+        decl = Declaration.read(args.declared) if args.declared else \
+            Declaration()
+        if args.files:
+            if len(args.files) != 2 or args.results or args.rows:
+                raise BadInput('give two probe outputs, or --results DIR '
+                               '--rows "..."')
+            a, b = (read_probe(f) for f in args.files)
+            diffs = [compare('%s -> %s' % tuple(args.files), a, b, decl,
+                             'A', 'B')]
+            text = report(diffs, decl, 'A', 'B', 'clone3 ABI diff')
+            print(json.dumps([d.to_json() for d in diffs], indent=2)
+                  if args.json else text, end='' if not args.json else '\n')
+            return 0 if all(d.ok for d in diffs) else 1
+        if not args.results or not args.rows:
+            raise BadInput('--results DIR and --rows "..." (or two files) '
+                           'are needed')
+        if not os.path.isdir(args.results):
+            raise BadInput('no results directory at %s' % args.results)
+        rows = args.rows.split()
+        for name in rows + [args.base, args.variant]:
+            if not ROW_RE.match(name):
+                raise BadInput('bad name %r' % name)
+        diffs = [check_results(args.results, args.base, args.variant, r,
+                               decl) for r in rows]
+    except BadInput as e:
+        print('abi_diff: error: %s' % e, file=sys.stderr)
+        return 2
+    text = report(diffs, decl, args.base, args.variant,
+                  'clone3 ABI diff: %s -> %s' % (args.base, args.variant))
+    record = {'base': args.base, 'variant': args.variant,
+              'declared': args.declared, 'declaration': decl.describe(),
+              'rows': {d.row: d.to_json() for d in diffs},
+              'as_declared': all(d.ok for d in diffs)}
+    write_atomic(os.path.join(args.results, 'abi-diff.md'), text)
+    write_atomic(os.path.join(args.results, 'abi-diff.json'),
+                 json.dumps(record, indent=2) + '\n')
+    print(json.dumps(record, indent=2) if args.json else text, end='')
+    errors = [d for d in diffs if d.error]
+    for d in errors:
+        print('abi_diff: error: %s: %s' % (d.row, d.error), file=sys.stderr)
+    if errors:
+        return 2
+    return 0 if record['as_declared'] else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,285 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Tests of scripts/abi_diff.py on small canned clone3_abi_probe outputs:
+no difference, the declared change, an undeclared one, a declared one
+that did not happen, a change on one row only, bad input; and the
+abi-diff killer of summarize.py's mutants mode.
+
+usage: tests/test_abi_diff.py
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True
+sys.path.insert(0, HERE)
+import taprunner  # noqa: E402
+
+ROOT = os.path.dirname(HERE)
+SCRIPTS = os.path.join(ROOT, 'scripts')
+ABI_DIFF = os.path.join(SCRIPTS, 'abi_diff.py')
+SUMMARIZE = os.path.join(SCRIPTS, 'summarize.py')
+DECLARED = os.path.join(ROOT, 'patches', 'abi-change')
+sys.path.insert(0, SCRIPTS)
+import abi_diff  # noqa: E402
+
+CHILD = ('ok tab=same blocked=same pending=none altstack=same pdeath=0 '
+         'pgrp=same sid=same ppid=caller tgid=own exit=0 exit_sig=17 '
+         'caller=same')
+VM_CHILD = CHILD.replace('altstack=same', 'altstack=disabled')
+CLEARED = CHILD.replace('tab=same', 'tab=cleared')
+VM_CLEARED = VM_CHILD.replace('tab=same', 'tab=cleared')
+FLAG = 'CLONE_CLEAR_SIGHAND'
+
+BASE = [
+    'probe=setup ok tab=same blocked=same pending=same',
+    'flags=0 size=88 ' + CHILD,
+    'flags=%s size=88 EINVAL caller=same' % FLAG,
+    'flags=CLONE_VM size=88 ' + VM_CHILD,
+    'flags=CLONE_VM|%s size=88 EINVAL caller=same' % FLAG,
+    'flags=CLONE_VM|CLONE_SIGHAND size=88 ' + VM_CHILD,
+    'flags=CLONE_VM|CLONE_SIGHAND|%s size=88 EINVAL caller=same' % FLAG,
+    'flags=0 size=63 EINVAL caller=same',
+    'flags=%s size=63 EINVAL caller=same' % FLAG,
+    'flags=bit40 size=88 EINVAL caller=same',
+    'flags=%s|bit40 size=88 EINVAL caller=same' % FLAG,
+    'probe=end ok inputs=10',
+]
+PATCHED = list(BASE)
+PATCHED[2] = 'flags=%s size=88 %s' % (FLAG, CLEARED)
+PATCHED[4] = 'flags=CLONE_VM|%s size=88 %s' % (FLAG, VM_CLEARED)
+
+
+def doc(lines, ktap=False):
+    """A raw probe output, or the probe nested in a KTAP document as the
+    gate keeps it."""
+    body = ['TAP version 13', '1..1'] + ['# abi: ' + line
+                                         for line in lines] + \
+        ['ok 1 abi_probe']
+    if not ktap:
+        return '\n'.join(body) + '\n'
+    return '\n'.join(['KTAP version 1', '1..1'] +
+                     ['    ' + b for b in body] +
+                     ['ok 1 clone3_abi_probe']) + '\n'
+
+
+def replace(lines, index, line):
+    out = list(lines)
+    out[index] = line
+    return out
+
+
+class AbiDiffTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix='abi-diff-test.')
+        self.results = os.path.join(self.tmp, 'results')
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def write(self, path, text):
+        path = os.path.join(self.tmp, path)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, 'w', encoding='utf-8') as f:
+            f.write(text)
+        return path
+
+    def run_diff(self, *args):
+        return subprocess.run([sys.executable, ABI_DIFF] + list(args),
+                              capture_output=True, text=True, check=False)
+
+    def put_rows(self, variant, rows, lines):
+        for row in rows:
+            self.write('results/%s/%s.ktap' % (variant, row),
+                       doc(lines, ktap=True))
+
+    def declared_run(self, rows, variant='patched'):
+        return self.run_diff('--declared', DECLARED, '--results',
+                             self.results, '--base', 'base', '--variant',
+                             variant, '--rows', ' '.join(rows))
+
+    # -- two files ------------------------------------------------------
+
+    def test_equal_outputs_exit_0(self):
+        a = self.write('a.out', doc(BASE))
+        b = self.write('b.ktap', doc(BASE, ktap=True))
+        proc = self.run_diff(a, b)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertIn('no difference', proc.stdout)
+
+    def test_plain_diff_groups_the_new_flag(self):
+        a = self.write('a.out', doc(BASE))
+        b = self.write('b.out', doc(PATCHED))
+        proc = self.run_diff(a, b)
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn('| flags=%s size=88; flags=CLONE_VM\\|%s size=88 |'
+                      % (FLAG, FLAG), proc.stdout)
+        self.assertIn('A EINVAL -> B ok; the child as without %s, but '
+                      'tab=cleared' % FLAG, proc.stdout)
+
+    # -- the declaration ----------------------------------------------------
+
+    def test_declared_change_present_exits_0(self):
+        self.put_rows('base', ['x86_64', 'x86_64-ia32'], BASE)
+        self.put_rows('patched', ['x86_64', 'x86_64-ia32'], PATCHED)
+        proc = self.declared_run(['x86_64', 'x86_64-ia32'])
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertIn('x86_64: as declared', proc.stdout)
+        self.assertIn('x86_64-ia32: as declared', proc.stdout)
+        with open(os.path.join(self.results, 'abi-diff.json'),
+                  encoding='utf-8') as f:
+            record = json.load(f)
+        self.assertTrue(record['as_declared'])
+        self.assertTrue(os.path.isfile(os.path.join(self.results,
+                                                    'abi-diff.md')))
+
+    def test_no_change_at_all_is_a_missing_declared_change(self):
+        self.put_rows('base', ['x86_64'], BASE)
+        self.put_rows('patched', ['x86_64'], BASE)
+        proc = self.declared_run(['x86_64'])
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn('| MISSING | flags=%s size=88; ' % FLAG, proc.stdout)
+        with open(os.path.join(self.results, 'abi-diff.json'),
+                  encoding='utf-8') as f:
+            problems = json.load(f)['rows']['x86_64']['problems']
+        self.assertIn('declared but did not happen: base EINVAL -> '
+                      'patched ok', problems[0])
+
+    def test_undeclared_change_exits_1_naming_it(self):
+        self.put_rows('base', ['x86_64'], BASE)
+        bad = replace(PATCHED, 9, 'flags=bit40 size=88 ' + CHILD)
+        self.put_rows('patched', ['x86_64'], bad)
+        proc = self.declared_run(['x86_64'])
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn('| UNDECLARED | flags=bit40 size=88 | base EINVAL -> '
+                      'patched ok', proc.stdout)
+
+    def test_side_effect_of_the_flag_is_undeclared(self):
+        # The flag also drops the alternate stack: the mutant of
+        # patches/mutants/23-flag-clears-altstack.patch.
+        self.put_rows('base', ['x86_64'], BASE)
+        bad = replace(PATCHED, 2, 'flags=%s size=88 %s' % (
+            FLAG, CLEARED.replace('altstack=same', 'altstack=disabled')))
+        self.put_rows('patched', ['x86_64'], bad)
+        proc = self.declared_run(['x86_64'])
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn('DIFFERENT', proc.stdout)
+        self.assertIn('altstack=disabled', proc.stdout)
+
+    def test_exclusion_dropped_is_undeclared(self):
+        self.put_rows('base', ['x86_64'], BASE)
+        bad = replace(PATCHED, 6, 'flags=CLONE_VM|CLONE_SIGHAND|%s '
+                      'size=88 %s' % (FLAG, VM_CHILD))
+        self.put_rows('patched', ['x86_64'], bad)
+        proc = self.declared_run(['x86_64'])
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn('UNDECLARED', proc.stdout)
+
+    def test_change_on_one_row_only(self):
+        rows = ['x86_64', 'x86_64-ia32']
+        self.put_rows('base', rows, BASE)
+        self.put_rows('patched', ['x86_64'], PATCHED)
+        self.put_rows('patched', ['x86_64-ia32'],
+                      replace(PATCHED, 1, 'flags=0 size=88 ' + CLEARED))
+        proc = self.declared_run(rows)
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn('x86_64: as declared', proc.stdout)
+        self.assertIn('x86_64-ia32: ', proc.stdout)
+        self.assertIn('differs from the declaration on x86_64-ia32',
+                      proc.stdout)
+        with open(os.path.join(self.results, 'abi-diff.json'),
+                  encoding='utf-8') as f:
+            record = json.load(f)
+        self.assertTrue(record['rows']['x86_64']['as_declared'])
+        self.assertFalse(record['rows']['x86_64-ia32']['as_declared'])
+        self.assertIn('tab: same -> cleared',
+                      ' '.join(record['rows']['x86_64-ia32']['problems']))
+
+    def test_probe_lines_missing_on_the_new_side_differ(self):
+        self.put_rows('base', ['x86_64'], BASE)
+        self.put_rows('patched', ['x86_64'], PATCHED[:5])
+        proc = self.declared_run(['x86_64'])
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn('gone', proc.stdout)
+
+    def test_bad_input_exits_2(self):
+        self.put_rows('base', ['x86_64'], BASE)
+        self.put_rows('patched', ['x86_64'], PATCHED)
+        bad_decl = self.write('decl', 'flag X\nwhatever 1 2\n')
+        no_lines = self.write('empty.out', 'TAP version 13\n')
+        cases = [
+            ['--declared', DECLARED, '--results', self.results,
+             '--rows', 'arm64'],
+            ['--declared', bad_decl, '--results', self.results,
+             '--rows', 'x86_64'],
+            ['--results', os.path.join(self.tmp, 'none'), '--rows', 'x'],
+            ['--results', self.results, '--rows', 'a/b'],
+            [no_lines, no_lines],
+            [os.path.join(self.tmp, 'missing'), no_lines],
+            ['--bogus'],
+        ]
+        for args in cases:
+            proc = self.run_diff(*args)
+            self.assertEqual(proc.returncode, 2, args)
+            self.assertIn('error', proc.stderr, args)
+
+    def test_bad_probe_line_is_bad_input(self):
+        path = self.write('a.out', '# abi: flags=0 size=88\n')
+        with self.assertRaises(abi_diff.BadInput):
+            abi_diff.read_probe(path)
+
+    def test_counterpart(self):
+        self.assertEqual(abi_diff.without_flag(
+            'flags=CLONE_VM|%s size=88' % FLAG, FLAG),
+            'flags=CLONE_VM size=88')
+        self.assertEqual(abi_diff.without_flag('flags=%s size=64' % FLAG,
+                                               FLAG), 'flags=0 size=64')
+
+    # -- summarize.py: the abi-diff killer ----------------------------------
+
+    def put_result(self, variant, row, status, lines):
+        data = {'status': status, 'reason': '', 'counts': {},
+                'programs': {'clone3_abi_probe': {
+                    'suite': 'ours', 'result': 'pass', 'detail': '',
+                    'subtests': {'abi_probe': 'pass'}}}}
+        self.write('results/%s/%s.json' % (variant, row), json.dumps(data))
+        self.write('results/%s/%s.ktap' % (variant, row),
+                   doc(lines, ktap=True))
+
+    def test_mutants_abi_diff_kills(self):
+        mutants = os.path.join(self.tmp, 'mutants')
+        os.makedirs(mutants)
+        for name in ('01-side-effect', '02-same'):
+            self.write('mutants/%s.patch' % name,
+                       'From 0 Mon Sep 17 00:00:00 2001\nSubject: [PATCH] '
+                       'mutant: %s\n\nBreaks: x\n---\n' % name)
+        self.put_result('base', 'x86_64', 'fail', BASE)
+        side = replace(PATCHED, 8, 'flags=%s size=63 %s' % (FLAG, CLEARED))
+        self.put_result('mutant-01-side-effect', 'x86_64', 'pass', side)
+        self.put_result('mutant-02-same', 'x86_64', 'pass', PATCHED)
+        proc = subprocess.run(
+            [sys.executable, SUMMARIZE, '--results', self.results,
+             '--mode', 'mutants', '--arches', 'x86_64', '--mutants-dir',
+             mutants, '--abi-declared', DECLARED],
+            capture_output=True, text=True, check=False)
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        self.assertIn('| mutant-01-side-effect | killed by abi-diff |',
+                      proc.stdout)
+        self.assertIn('| mutant-02-same | SURVIVED |', proc.stdout)
+        self.assertIn('## ABI diff (base -> mutant)', proc.stdout)
+        with open(os.path.join(self.results, 'mutants.json'),
+                  encoding='utf-8') as f:
+            record = json.load(f)
+        cell = record['mutant-01-side-effect']['arches']['x86_64']
+        self.assertEqual(cell['killers'], ['abi-diff'])
+        self.assertTrue(cell['abi_diff'])
+
+
+if __name__ == '__main__':
+    taprunner.main()

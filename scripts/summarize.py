@@ -16,7 +16,11 @@ mutants mode: every mutant must be killed by our suite (the run completes
               failures are shown beside ours, and so are our tests that no
               mutant failed (a test that cannot fail is a defect, unless
               it is a control).  Writes <results>/mutants.md, and
-              mutants.json with every killing test.
+              mutants.json with every killing test.  With --abi-declared
+              FILE (patches/abi-change), the ABI diff is one more killer,
+              "abi-diff": a mutant whose clone3_abi_probe lines differ,
+              base (--abi-base) -> mutant, from the declared change is
+              killed on that row (scripts/abi_diff.py).
 --merge:      the same over the results directories of several shards
               (each with the meta.json of results_meta.py), written to
               --out; shards of different series, suite or project commits
@@ -44,6 +48,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Tuple
 
+import abi_diff
 from atomic_write import write_atomic
 from gate_results import (IDENTITY, NAME_RE, Meta, MetaError, Result,
                           file_sha256, load_result, needs_flag, result_path,
@@ -52,7 +57,8 @@ from ktap_junit import merge_junit, row_title
 
 USAGE = ('summarize.py --results build/results --mode gate|mutants '
          '[--arches "x86_64 x86_64-ia32 arm64 ..."] [--variants "..."] '
-         '[--tree NAME] [--mutants-dir patches/mutants]\n'
+         '[--tree NAME] [--mutants-dir patches/mutants] '
+         '[--abi-declared patches/abi-change [--abi-base base]]\n'
          '       summarize.py --merge DIR... --out DIR --mode gate|mutants '
          '--expect-rows "x86_64 ..."|"6.1:x86_64 6.12:x86_64 ..." '
          '[--variants "..."] [--tree NAME] '
@@ -280,6 +286,45 @@ def missing_cell(why: str) -> dict:
             'ours_text': 'MISSING: ' + why, 'upstream_text': 'missing'}
 
 
+ABI_KILLER = 'abi-diff'
+
+
+def ktap_of(res: Result) -> str:
+    return res.path[:-len('.json')] + '.ktap'
+
+
+def abi_cell(load: Loader, args, variant: str, row: str,
+             res: Result) -> Tuple[Optional[List[str]], str]:
+    """The ABI diff of a mutant's row against the declaration
+    (--abi-declared), base -> mutant: (the differences, None when it
+    could not be made, and the matrix cell)."""
+    if res.data is None or res.data['status'] == 'error':
+        return None, '-'
+    base = load(args.abi_base, row)
+    try:
+        b = abi_diff.read_probe(ktap_of(base))
+        n = abi_diff.read_probe(ktap_of(res), need=False)
+    except abi_diff.BadInput as e:
+        return None, 'no diff: %s' % e
+    diff = abi_diff.compare(row, b, n, args.abi_decl, args.abi_base,
+                            variant)
+    if diff.ok:
+        return [], 'as declared'
+    return diff.problems, some(diff.problems, 1)
+
+
+def add_abi_kill(cell: dict, problems: Optional[List[str]]) -> None:
+    """An ABI difference from the declaration kills a mutant whose run
+    completed, like a failed test of ours."""
+    cell['abi_diff'] = problems
+    if not problems or cell['status'] not in ('pass', 'fail'):
+        return
+    cell['killers'] = cell['killers'] + [ABI_KILLER]
+    cell['killed'] = True
+    cell['timeouts'] = False
+    cell['ours_text'] = 'killed by ' + some(cell['killers'])
+
+
 def held(cell: dict, must_kill: bool) -> Tuple[bool, str]:
     """Whether a cell met its expectation, and the table's text."""
     if must_kill:
@@ -365,7 +410,7 @@ def mutants(load: Loader, args, out: str, notes: List[str]) -> int:
     rows: List[str] = args.arches
     ok_cells: List[bool] = []
     kills = must = up_kills = 0
-    ours_rows, up_rows, heads = [], [], []
+    ours_rows, up_rows, heads, abi_rows = [], [], [], []
     record: Dict[str, dict] = {}
     ran, failed_somewhere = set(), set()
     for variant, path in mutant_list(args):
@@ -380,7 +425,7 @@ def mutants(load: Loader, args, out: str, notes: List[str]) -> int:
         heads.append(head)
         record[variant] = {'subject': patch.subject, 'breaks': patch.breaks,
                            'killed_on': patch.killed_on, 'arches': {}}
-        ours, ups = [variant], [variant]
+        ours, ups, abis = [variant], [variant], [variant]
         for row in rows:
             res = load(variant, row)
             if res.data is None:
@@ -389,6 +434,10 @@ def mutants(load: Loader, args, out: str, notes: List[str]) -> int:
                 cell = mutant_cell(res.data)
                 ran |= our_subtests(res.data)
                 failed_somewhere |= set(cell['ours'])
+            if args.abi_decl is not None:
+                problems, abi_text = abi_cell(load, args, variant, row, res)
+                add_abi_kill(cell, problems)
+                abis.append(abi_text)
             must_kill = patch.killed_on is None or row in patch.killed_on
             ok, text = held(cell, must_kill)
             ok_cells.append(ok)
@@ -403,17 +452,27 @@ def mutants(load: Loader, args, out: str, notes: List[str]) -> int:
                                           'upstream')}
             entry.update(expected='killed' if must_kill else 'survives',
                          as_expected=ok)
+            if args.abi_decl is not None:
+                entry.update(killers=cell['killers'],
+                             abi_diff=cell.get('abi_diff'))
             record[variant]['arches'][row] = entry
         ours_rows.append(ours)
         up_rows.append(ups)
+        abi_rows.append(abis)
 
     def rate(n):
         return '%d/%d (%.0f%%)' % (n, must, 100.0 * n / must if must else 0)
     header = ['mutant'] + [row_label(r) for r in rows]
     lines = [title('mutants', 'mutant x row', args.tree), ''] + heads + ['']
-    lines += ['## Our suite (killing tests)', '']
+    lines += ['## Our suite (killing tests%s)' % (
+        ', and %s: the ABI diff against %s' % (ABI_KILLER, args.abi_declared)
+        if args.abi_decl is not None else ''), '']
     lines += md_table(header, ours_rows)
     lines += ['', 'Kill rate, our suite: ' + rate(kills), '']
+    if args.abi_decl is not None:
+        lines += ['## ABI diff (%s -> mutant) against %s' % (
+            args.abi_base, args.abi_declared), '']
+        lines += md_table(header, abi_rows) + ['']
     lines += ['## Upstream suite (failed programs/subtests)', '']
     lines += md_table(header, up_rows)
     lines += ['', 'Kill rate, upstream suite: ' + rate(up_kills), '']
@@ -692,7 +751,17 @@ def parse_args(argv):
     parser.add_argument('--tree', default=None)
     parser.add_argument('--mutants-dir',
                         default=os.path.join(REPO, 'patches', 'mutants'))
+    parser.add_argument('--abi-declared', default=None)
+    parser.add_argument('--abi-base', default='base')
     args = parser.parse_args(argv)
+    args.abi_decl = None
+    if args.abi_declared is not None:
+        try:
+            args.abi_decl = abi_diff.Declaration.read(args.abi_declared)
+        except abi_diff.BadInput as e:
+            raise UsageError(str(e))
+        if not NAME_RE.match(args.abi_base):
+            raise UsageError('bad --abi-base %r' % args.abi_base)
     if args.merge:
         if args.results or args.arches:
             raise UsageError('--merge takes --expect-rows and --out, not '

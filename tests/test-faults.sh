@@ -168,11 +168,41 @@ interrupt() {
 	no_qemu_for "$WORK/boot" && pass "$name: no QEMU left after the next run" ||
 		fail "$name: no QEMU left after the next run" "$(pgrep -af qemu-system)"
 }
-touch "$WORK/linux/kernel/fork.c"
+# force_build: the next gate must compile: touch fork.c and drop the
+# images kept by their inputs, which would otherwise be given back.
+force_build() {
+	touch "$WORK/linux/kernel/fork.c"
+	rm -rf "$(kbuild_dir "$A" patched)/.clone3-images"
+}
+force_build
 interrupt "SIGINT in a build" INT "make.*$WORK/kbuild/$A/patched"
 interrupt "SIGKILL in a boot" KILL "qemu-system-x86_64.*$WORK/boot"
-touch "$WORK/linux/kernel/fork.c"
+force_build
 interrupt "SIGKILL in a build" KILL "make.*$WORK/kbuild/$A/patched"
+
+# Bad mutants, each an error or a result of its own while the rest of the
+# matrix runs: a plain diff (no mail header), a file that is no patch,
+# and a mutant whose kernel does not build.
+M=$D/mutants
+mkdir -p "$M"
+sed -n '/^diff --git/,$p' patches/mutants/03-no-reset.patch | sed '/^-- $/,$d' >"$M/a-plain-diff.patch"
+echo "this is not a patch" >"$M/b-not-a-patch.patch"
+sed -e 's/^Subject: .*/Subject: [PATCH] mutant: does-not-build/' \
+	-e 's/^-\t\tflush_signal_handlers(tsk, 0);$/&\n+#error clone3 gate: this mutant must not build/' \
+	-e 's/^@@ -\([0-9]*\),8 +\([0-9]*\),6 @@/@@ -\1,8 +\2,7 @@/' \
+	patches/mutants/03-no-reset.patch >"$M/c-does-not-build.patch"
+expect "bad mutants: the matrix runs to its end (exit 1)" 1 \
+	env ARCHES=$A MUTANTS_DIR="$M" scripts/mutants.sh
+st() { json_field "$(results_dir "mutant-$1")/$A.json" "$2"; }
+[ "$(st a-plain-diff status)" = fail ] && pass "a plain diff is taken, and killed" ||
+	fail "a plain diff is taken, and killed" "status $(st a-plain-diff status): $(st a-plain-diff reason)"
+[ "$(st b-not-a-patch status)" = error ] && st b-not-a-patch reason | grep -q 'does not apply' &&
+	pass "a file that is no patch is an error: does not apply" ||
+	fail "a file that is no patch is an error: does not apply" "$(st b-not-a-patch status): $(st b-not-a-patch reason)"
+[ "$(st c-does-not-build status)" = error ] &&
+	st c-does-not-build reason | grep -q 'kernel did not build: .*error: #error clone3 gate' &&
+	pass "a mutant that does not build: the reason quotes the compiler" ||
+	fail "a mutant that does not build: the reason quotes the compiler" "$(st c-does-not-build status): $(st c-does-not-build reason)"
 
 rm -rf "$D"
 exit $T_FAILED

@@ -16,6 +16,7 @@
 #   make check           make test, then the tests that build and boot
 #                        kernels (CI runs this)
 #   make selftest-host   the suite on the running kernel, no QEMU
+#   make abi-probe       clone3_abi_probe's lines on the running kernel
 #   make kselftest       `make kselftest TARGETS=clone3` in the patched
 #                        tree, on the running kernel
 #   make tree            prepare build/<KERNEL>/linux (upstream, base, patched)
@@ -25,7 +26,7 @@
 #   make apply KSRC=dir  apply the series to a kernel tree, all or nothing
 #   make bench           the figures, beside the tree's kunit.py
 
-.PHONY: all gate mutants report test check selftest-host kselftest tree series checkpatch apply bench clean
+.PHONY: all gate mutants report test check selftest-host abi-probe kselftest tree series checkpatch apply bench clean
 
 all: gate
 
@@ -49,6 +50,9 @@ check:
 
 selftest-host:
 	@scripts/selftest-host.sh
+
+abi-probe:
+	@scripts/abi-probe-host.sh
 
 kselftest:
 	@scripts/kselftest-tree.sh

@@ -256,6 +256,11 @@ def fmt_change(change: Change, left: str = 'base', right: str = 'new',
     if note:
         change = tuple(c for c in change if c[0] == RESULT or
                        c[1] != ABSENT)
+    results = dict((k, (a, b)) for k, a, b in change if k == RESULT)
+    if RESULT in results and results[RESULT][0] == 'ok':
+        # No child any more: its keys went with it.
+        change = tuple(c for c in change if c[0] == RESULT or
+                       c[2] != ABSENT)
     for k, a, b in change:
         if k == RESULT:
             parts.append('%s %s -> %s %s' % (left, a, right, b))

@@ -69,5 +69,7 @@ done
 rm -f "$RESULTS/.apply-err"
 
 rows=$(for a in $ARCHES; do arch_rows "$a"; done | tr '\n' ' ')
+# abi-diff kills too: base -> mutant against patches/abi-change (base: the last gate's).
 python3 "$S/summarize.py" --results "$RESULTS" --mode mutants --tree "$TREE_NAME" \
-	--arches "$rows" --variants "${variants[*]}" --mutants-dir "$MUTANTS_DIR"
+	--arches "$rows" --variants "${variants[*]}" --mutants-dir "$MUTANTS_DIR" \
+	--abi-declared "$ROOT/patches/abi-change"

@@ -4,7 +4,7 @@
 # Host part of `make bench` for the spawner: build clone3_spawn_bench
 # through the suite's lib.mk, run it RUNS times on the running kernel,
 # count each strategy's system calls in the child with strace, and write
-# build/results/spawn-bench-host.md.  The spread of the ratio to glibc's
+# RESULTS/spawn-bench-host.md (gate_paths).  The spread of the ratio to glibc's
 # posix_spawn() is taken over the runs (each run's own figure is the
 # median of its rounds).
 #

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make apply on the four trees a maintainer may hold: base (applies), the
+# make apply on the trees a maintainer may hold: base of 6.1 and of 6.12
+# (applies), the
 # untouched 6.1 tree (already present), a tree whose kernel/fork.c
 # conflicts (refused, nothing lost, also with a dirty work tree), and a
 # non-git copy of base (applies; a conflicting one is left unchanged).
@@ -43,6 +44,20 @@ done
 grep -q 'define CLONE_CLEAR_SIGHAND' "$D/base/include/uapi/linux/sched.h" &&
 	pass "base: sched.h defines the flag" || fail "base: sched.h defines the flag" "no define"
 expect "applied twice: already there" 0 scripts/apply-series.sh "$D/base"
+
+# The 6.12 base, when that tree is prepared (make tree KERNEL=6.12).
+T612=$ROOT/build/6.12/linux
+if [ -d "$T612/.git" ]; then
+	mkdir -p "$D/base-6.12"
+	git -C "$T612" archive base $PATHS | tar -C "$D/base-6.12" -xf -
+	git -C "$D/base-6.12" init -q
+	git -C "$D/base-6.12" add -A
+	git -C "$D/base-6.12" -c user.name=t -c user.email=t@t commit -q -m base-6.12
+	expect "6.12 base: applies" 0 scripts/apply-series.sh "$D/base-6.12"
+	[ "$(git -C "$D/base-6.12" rev-parse HEAD:kernel/fork.c)" = "$(git -C "$T612" rev-parse patched:kernel/fork.c)" ] &&
+		pass "6.12 base: fork.c as in its patched branch" ||
+		fail "6.12 base: fork.c as in its patched branch" "differs"
+fi
 expect_output "applied twice: says already applied" "already applied"
 
 make_tree upstream upstream git

@@ -207,6 +207,30 @@ class Declaration:
                                                    self.accepted_from)]
         return e, []
 
+    def alone(self, key: str, new: Probe) -> Optional[Obs]:
+        """Without base, what the declaration still says of an input with
+        the flag: its twin's line (with the child keys), or its refusal
+        (the twin's failure, if the twin fails, else the declared
+        result).  None for any other input."""
+        if not self.flag or self.flag not in flags_of(key):
+            return None
+        twin = new.get(without_flag(key, self.flag))
+        if twin is None:
+            return None
+        e = dict(twin)
+        for other, result in self.refused:
+            if other in flags_of(key):
+                if e.get(RESULT) == 'ok':
+                    e = {RESULT: result, 'caller': twin.get('caller',
+                                                            ABSENT)}
+                else:
+                    e = {k: v for k, v in e.items() if k in (RESULT,
+                                                             'caller')}
+                return e
+        if e.get(RESULT) == 'ok':
+            e.update(self.child)
+        return e
+
 
 # -- comparing ------------------------------------------------------------
 
@@ -382,6 +406,30 @@ def compare(row: str, base: Probe, new: Probe, decl: Declaration,
         out.problems.append('%s: %s' % (text, what))
     order = {'UNDECLARED': 0, 'DIFFERENT': 1, 'MISSING': 2, 'declared': 3}
     out.groups.sort(key=lambda g: (order[g['verdict']], g['inputs'][0]))
+    return out
+
+
+def compare_alone(row: str, new: Probe, decl: Declaration,
+                  right: str = 'new') -> RowDiff:
+    """No base to compare with: each input with the flag against its twin
+    on the same kernel, as the declaration says it must read."""
+    out = RowDiff(row)
+    keys = list(new)
+    groups: Dict[str, List[str]] = {}
+    for key in keys:
+        expect = decl.alone(key, new)
+        if expect is None:
+            continue
+        change = change_of(expect, new[key])
+        if change:
+            groups.setdefault(fmt_change(change, 'declared', right),
+                              []).append(key)
+    for text, members in groups.items():
+        where = label(members, keys)
+        out.groups.append({'verdict': 'DIFFERENT', 'inputs': members,
+                           'label': where, 'seen': text, 'declared': ''})
+        out.problems.append('%s: against the twin without %s: %s' % (
+            where, decl.flag, text))
     return out
 
 

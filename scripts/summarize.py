@@ -17,10 +17,12 @@ mutants mode: every mutant must be killed by our suite (the run completes
               mutant failed (a test that cannot fail is a defect, unless
               it is a control).  Writes <results>/mutants.md, and
               mutants.json with every killing test.  With --abi-declared
-              FILE (patches/abi-change), the ABI diff is one more killer,
-              "abi-diff": a mutant whose clone3_abi_probe lines differ,
-              base (--abi-base) -> mutant, from the declared change is
-              killed on that row (scripts/abi_diff.py).
+              FILE (default patches/abi-change; none: off), the ABI diff
+              is one more killer, "abi-diff": a mutant whose
+              clone3_abi_probe lines differ, base (--abi-base) -> mutant,
+              from the declared change is killed on that row
+              (scripts/abi_diff.py); without base lines, the inputs with
+              the flag are held against their twins alone.
 --merge:      the same over the results directories of several shards
               (each with the meta.json of results_meta.py), written to
               --out; shards of different series, suite or project commits
@@ -58,13 +60,15 @@ from ktap_junit import merge_junit, row_title
 USAGE = ('summarize.py --results build/results --mode gate|mutants '
          '[--arches "x86_64 x86_64-ia32 arm64 ..."] [--variants "..."] '
          '[--tree NAME] [--mutants-dir patches/mutants] '
-         '[--abi-declared patches/abi-change [--abi-base base]]\n'
+         '[--abi-declared patches/abi-change|none [--abi-base base]]\n'
          '       summarize.py --merge DIR... --out DIR --mode gate|mutants '
          '--expect-rows "x86_64 ..."|"6.1:x86_64 6.12:x86_64 ..." '
          '[--variants "..."] [--tree NAME] '
          '[--mutants-dir patches/mutants]')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GATE_VARIANTS = ('base', 'patched')
+# The ABI change the series declares: mutants are held against it.
+DECLARED = os.path.join(REPO, 'patches', 'abi-change')
 
 Loader = Callable[[str, str], Result]
 
@@ -302,10 +306,20 @@ def abi_cell(load: Loader, args, variant: str, row: str,
         return None, '-'
     base = load(args.abi_base, row)
     try:
-        b = abi_diff.read_probe(ktap_of(base))
         n = abi_diff.read_probe(ktap_of(res), need=False)
     except abi_diff.BadInput as e:
         return None, 'no diff: %s' % e
+    try:
+        b = abi_diff.read_probe(ktap_of(base))
+    except abi_diff.BadInput:
+        # No base run here (a mutants-only job): the flag's inputs
+        # against their twins, which needs no base.
+        diff = abi_diff.compare_alone(row, n, args.abi_decl, variant)
+        if diff.ok:
+            return [], 'as declared (flag inputs only: no %s)' % \
+                args.abi_base
+        return diff.problems, '(no %s) %s' % (args.abi_base,
+                                              some(diff.problems, 1))
     diff = abi_diff.compare(row, b, n, args.abi_decl, args.abi_base,
                             variant)
     if diff.ok:
@@ -751,11 +765,12 @@ def parse_args(argv):
     parser.add_argument('--tree', default=None)
     parser.add_argument('--mutants-dir',
                         default=os.path.join(REPO, 'patches', 'mutants'))
-    parser.add_argument('--abi-declared', default=None)
+    parser.add_argument('--abi-declared', default=DECLARED if
+                        os.path.isfile(DECLARED) else 'none')
     parser.add_argument('--abi-base', default='base')
     args = parser.parse_args(argv)
     args.abi_decl = None
-    if args.abi_declared is not None:
+    if args.abi_declared != 'none' and args.mode == 'mutants':
         try:
             args.abi_decl = abi_diff.Declaration.read(args.abi_declared)
         except abi_diff.BadInput as e:

@@ -280,6 +280,27 @@ class AbiDiffTest(unittest.TestCase):
         self.assertEqual(cell['killers'], ['abi-diff'])
         self.assertTrue(cell['abi_diff'])
 
+    def test_mutants_without_base_hold_the_flag_to_its_twins(self):
+        mutants = os.path.join(self.tmp, 'mutants')
+        os.makedirs(mutants)
+        self.write('mutants/01-altstack.patch',
+                   'Subject: [PATCH] mutant: a\n\nBreaks: x\n---\n')
+        self.write('mutants/02-same.patch',
+                   'Subject: [PATCH] mutant: b\n\nBreaks: x\n---\n')
+        side = replace(PATCHED, 2, 'flags=%s size=88 %s' % (
+            FLAG, CLEARED.replace('altstack=same', 'altstack=disabled')))
+        self.put_result('mutant-01-altstack', 'x86_64', 'pass', side)
+        self.put_result('mutant-02-same', 'x86_64', 'pass', PATCHED)
+        proc = subprocess.run(
+            [sys.executable, SUMMARIZE, '--results', self.results,
+             '--mode', 'mutants', '--arches', 'x86_64', '--mutants-dir',
+             mutants], capture_output=True, text=True, check=False)
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        self.assertIn('| mutant-01-altstack | killed by abi-diff |',
+                      proc.stdout)
+        self.assertIn('| mutant-02-same | as declared (flag inputs only: '
+                      'no base) |', proc.stdout)
+
 
 if __name__ == '__main__':
     taprunner.main()

@@ -15,7 +15,8 @@
  * Before each call the caller sets up the same state R: handlers of
  * every kind (caught, SIG_IGN and SIG_DFL, each with flags and a mask)
  * across signals 1..64, some blocked signals, one of them pending, an
- * alternate signal stack and a parent-death signal.  A child's handler
+ * alternate signal stack and a parent-death signal (the handler table is
+ * read back after every call, and set again only when it is not R).  A child's handler
  * table is printed against R ("same"; "cleared": what resetting every
  * handler but SIG_IGN gives; else the entries that differ), and so is the
  * caller's own state after the call.  Nothing that differs from run to

@@ -472,8 +472,9 @@ def report(diffs: List[RowDiff], decl: Declaration, left: str, right: str,
            title: str) -> str:
     lines = ['# ' + title, '']
     if decl.path:
-        lines += ['Declared (%s): %s.' % (decl.path, '; '.join(
-            decl.describe())), '']
+        said = decl.describe()
+        lines += ['Declared (%s): %s.' % (decl.path, ' '.join(
+            said[:1] + ['; '.join(said[1:])])), '']
     for d in diffs:
         lines += row_text(d, left, right, decl.path is not None)
     bad = [d.row for d in diffs if not d.ok]

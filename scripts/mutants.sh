@@ -39,6 +39,12 @@ restore() {
 trap 'restore' EXIT
 trap 'restore; exit 130' INT TERM
 
+# The ABI diff of a mutant is taken against base's probe: run base on
+# every arch first, with the kernels of this very configuration (warm,
+# base's image is kept by its inputs, so this is a boot per arch).
+echo "base: the reference of the ABI diff"
+run_arches $((JOBS + 1)) "$ARCHES" "$S/run-variant.sh" base @ARCH@ || true
+
 variants=()
 for patch in "${MUTANTS[@]}"; do
 	name=$(basename "$patch" .patch)
@@ -69,7 +75,7 @@ done
 rm -f "$RESULTS/.apply-err"
 
 rows=$(for a in $ARCHES; do arch_rows "$a"; done | tr '\n' ' ')
-# abi-diff kills too: base -> mutant against patches/abi-change (base: the last gate's).
+# abi-diff kills too: base -> mutant against patches/abi-change.
 python3 "$S/summarize.py" --results "$RESULTS" --mode mutants --tree "$TREE_NAME" \
 	--arches "$rows" --variants "${variants[*]}" --mutants-dir "$MUTANTS_DIR" \
 	--abi-declared "$ROOT/patches/abi-change"

@@ -430,7 +430,7 @@ def our_subtests(data: dict) -> set:
 def mutants(load: Loader, args, out: str, notes: List[str]) -> int:
     rows: List[str] = args.arches
     ok_cells: List[bool] = []
-    kills = must = up_kills = 0
+    kills = must = up_kills = abi_kills = 0
     ours_rows, up_rows, heads, abi_rows = [], [], [], []
     record: Dict[str, dict] = {}
     ran, failed_somewhere = set(), set()
@@ -466,6 +466,7 @@ def mutants(load: Loader, args, out: str, notes: List[str]) -> int:
                 must += 1
                 kills += cell['killed']
                 up_kills += cell['upstream_killed']
+                abi_kills += ABI_KILLER in cell['killers']
             ours.append(text)
             ups.append(cell['upstream_text'])
             entry = {k: cell[k] for k in ('status', 'killed',
@@ -493,7 +494,8 @@ def mutants(load: Loader, args, out: str, notes: List[str]) -> int:
     if args.abi_decl is not None:
         lines += ['## ABI diff (%s -> mutant) against %s' % (
             args.abi_base, args.abi_declared), '']
-        lines += md_table(header, abi_rows) + ['']
+        lines += md_table(header, abi_rows)
+        lines += ['', 'Kill rate, abi-diff: ' + rate(abi_kills), '']
     lines += ['## Upstream suite (failed programs/subtests)', '']
     lines += md_table(header, up_rows)
     lines += ['', 'Kill rate, upstream suite: ' + rate(up_kills), '']

@@ -299,6 +299,61 @@ def ktap_of(res: Result) -> str:
     return res.path[:-len('.json')] + '.ktap'
 
 
+def abi_base(load: Loader, args, variants: List[str], row: str) -> \
+        Tuple[Optional[abi_diff.Probe], List[str]]:
+    """A row's base probe lines for the ABI diff, and notes.  A value of
+    an input the declaration says nothing about that most mutants (more
+    than half, 3 or more) show alike, and otherwise than base, is no
+    mutant's fault (each breaks one thing): base came from another kernel
+    (a gate run before a configuration change).  Base is taken to read as
+    most mutants there, and a note says so."""
+    try:
+        base = abi_diff.read_probe(ktap_of(load(args.abi_base, row)))
+    except abi_diff.BadInput:
+        return None, []
+    seen: List[abi_diff.Probe] = []
+    for v in variants:
+        res = load(v, row)
+        if res.data is None or res.data['status'] == 'error':
+            continue
+        try:
+            probe = abi_diff.read_probe(ktap_of(res))
+        except abi_diff.BadInput:
+            continue
+        seen.append(probe)
+    if len(seen) < 3:
+        return base, []
+    flag = args.abi_decl.flag
+    fixed: abi_diff.Probe = {}
+    stale = []
+    for k, obs in base.items():
+        fixed[k] = obs
+        if flag and flag in abi_diff.flags_of(k):
+            continue
+        now = dict(obs)
+        fields = set(obs).union(*(p.get(k, {}) for p in seen))
+        for f in sorted(fields):
+            values = [p.get(k, {}).get(f, abi_diff.ABSENT) for p in seen]
+            top = max(set(values), key=values.count)
+            if 2 * values.count(top) <= len(seen) or \
+                    top == obs.get(f, abi_diff.ABSENT):
+                continue
+            if top == abi_diff.ABSENT:
+                now.pop(f, None)
+            else:
+                now[f] = top
+        if now != obs:
+            fixed[k] = now
+            stale.append(k)
+    if not stale:
+        return base, []
+    return fixed, ['abi-diff: %s/%s differs from most of the %d mutants '
+                   'alike on %d input(s) (%s): taken as the mutants read '
+                   'them (a base from another kernel configuration? run '
+                   'make gate again)' % (args.abi_base, row, len(seen),
+                                         len(stale), some(stale, 2))]
+
+
 def abi_cell(load: Loader, args, variant: str, row: str,
              res: Result) -> Tuple[Optional[List[str]], str]:
     """The ABI diff of a mutant's row against the declaration
@@ -306,14 +361,12 @@ def abi_cell(load: Loader, args, variant: str, row: str,
     could not be made, and the matrix cell)."""
     if res.data is None or res.data['status'] == 'error':
         return None, '-'
-    base = load(args.abi_base, row)
     try:
         n = abi_diff.read_probe(ktap_of(res), need=False)
     except abi_diff.BadInput as e:
         return None, 'no diff: %s' % e
-    try:
-        b = abi_diff.read_probe(ktap_of(base))
-    except abi_diff.BadInput:
+    b = args.abi_bases.get(row)
+    if b is None:
         # No base run here (a mutants-only job): the flag's inputs
         # against their twins, which needs no base.
         diff = abi_diff.compare_alone(row, n, args.abi_decl, variant)
@@ -434,6 +487,12 @@ def mutants(load: Loader, args, out: str, notes: List[str]) -> int:
     ours_rows, up_rows, heads, abi_rows = [], [], [], []
     record: Dict[str, dict] = {}
     ran, failed_somewhere = set(), set()
+    args.abi_bases = {}
+    if args.abi_decl is not None:
+        names = [v for v, _ in mutant_list(args)]
+        for row in rows:
+            args.abi_bases[row], more = abi_base(load, args, names, row)
+            notes = notes + more
     for variant, path in mutant_list(args):
         patch = read_patch(path, variant)
         head = '- **%s**: %s. Breaks: %s' % (variant, patch.subject,

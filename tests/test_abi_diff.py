@@ -301,6 +301,33 @@ class AbiDiffTest(unittest.TestCase):
         self.assertIn('| mutant-02-same | as declared (flag inputs only: '
                       'no base) |', proc.stdout)
 
+    def test_mutants_see_through_a_stale_base(self):
+        # base/ from a kernel whose configuration refused bit40, the
+        # mutants' accepts it: most mutants agree, so it is base's.
+        mutants = os.path.join(self.tmp, 'mutants')
+        os.makedirs(mutants)
+        newer = replace(PATCHED, 9, 'flags=bit40 size=88 ' + CHILD)
+        newer = replace(newer, 10,
+                        'flags=%s|bit40 size=88 %s' % (FLAG, CLEARED))
+        self.put_result('base', 'x86_64', 'fail', BASE)
+        for name in ('01-a', '02-b', '03-c'):
+            self.write('mutants/%s.patch' % name, 'Subject: [PATCH] %s\n\n'
+                       'Breaks: x\nKilled-on: arm64\n---\n' % name)
+            self.put_result('mutant-' + name, 'x86_64', 'pass', newer)
+        self.write('mutants/04-d.patch',
+                   'Subject: [PATCH] d\n\nBreaks: x\n---\n')
+        self.put_result('mutant-04-d', 'x86_64', 'pass', replace(
+            newer, 1, 'flags=0 size=88 ' + CLEARED))
+        proc = subprocess.run(
+            [sys.executable, SUMMARIZE, '--results', self.results,
+             '--mode', 'mutants', '--arches', 'x86_64', '--mutants-dir',
+             mutants], capture_output=True, text=True, check=False)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertIn('| mutant-01-a | survives, as expected |', proc.stdout)
+        self.assertIn('| mutant-04-d | killed by abi-diff |', proc.stdout)
+        self.assertIn('base/x86_64 differs from most of the 4 mutants alike '
+                      'on 1 input(s) (flags=bit40 size=88)', proc.stdout)
+
 
 if __name__ == '__main__':
     taprunner.main()

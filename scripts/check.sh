@@ -88,6 +88,7 @@ step kselftest-tree scripts/kselftest-tree.sh
 step kselftest-tree-6.12 env KERNEL=6.12 scripts/kselftest-tree.sh
 step gate env KERNEL=6.1 ARCHES="$CHECK_GATE_6_1" scripts/gate.sh
 step gate-6.12 env KERNEL=6.12 ARCHES="$CHECK_GATE_6_12" scripts/gate.sh
+step ci-engines tests/test-ci-engines.sh
 step mutants env KERNEL=6.1 ARCHES="$CHECK_MUTANT_ARCHES" scripts/mutants.sh
 step faults tests/test-faults.sh
 step unprivileged tests/test-unprivileged.sh

@@ -357,6 +357,46 @@ class MergeTest(unittest.TestCase):
             proc, _ = self.merge(a, rows=bad.split())
             self.assertEqual(proc.returncode, 2, bad)
 
+    def test_mutants_shards_merge_as_one_run(self):
+        """Mutants shards (mode mutants) of two arches: every row killed
+        passes; an arch without its shard fails."""
+        mdir = os.path.join(self.tmp, 'mutants')
+        os.makedirs(mdir)
+        with open(os.path.join(mdir, 'x.patch'), 'w', encoding='utf-8') as f:
+            f.write('Subject: [PATCH] x\n\nBreaks: everything\n---\n')
+        shards = []
+        for arch in ('x86_64', 'arm64'):
+            results = os.path.join(self.tmp, 'm-' + arch)
+            os.makedirs(results)
+            out = os.path.join(CACHE, 'm-' + arch)
+            if not os.path.isdir(out):
+                subprocess.run(
+                    [REPORT, '--log', self.logs['base'], '--variant',
+                     'mutant-x', '--arch', arch, '--compat', 'ia32',
+                     '--tree', '6.1', '--out-dir', out],
+                    check=True, capture_output=True)
+            shutil.copytree(out, os.path.join(results, 'mutant-x'))
+            proc = subprocess.run(
+                [META, '--results', results, '--tree', '6.1', '--mode',
+                 'mutants', '--rows', '%s %s-ia32' % (arch, arch),
+                 '--variants', 'mutant-x'] + IDS,
+                capture_output=True, text=True, check=False)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            shards.append(results)
+
+        def merge(*dirs):
+            return subprocess.run(
+                [SUMMARIZE, '--mode', 'mutants', '--merge', *dirs, '--out',
+                 os.path.join(self.tmp, 'mout'), '--expect-rows',
+                 ' '.join(self.all_rows), '--mutants-dir', mdir],
+                capture_output=True, text=True, check=False)
+        proc = merge(*shards)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertEqual(proc.stdout.splitlines()[-1], '4 passed, 0 failed')
+        proc = merge(shards[0])
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        self.assertEqual(proc.stdout.splitlines()[-1], '2 passed, 2 failed')
+
     def test_bad_usage_exits_2(self):
         a = self.run_dir('a', ['x86_64'])
         cases = [

@@ -75,6 +75,7 @@ done
 rm -f "$RESULTS/.apply-err"
 
 rows=$(for a in $ARCHES; do arch_rows "$a"; done | tr '\n' ' ')
+write_results_meta mutants "$rows" "${variants[*]}"
 # abi-diff kills too: base -> mutant against patches/abi-change.
 python3 "$S/summarize.py" --results "$RESULTS" --mode mutants --tree "$TREE_NAME" \
 	--arches "$rows" --variants "${variants[*]}" --mutants-dir "$MUTANTS_DIR" \

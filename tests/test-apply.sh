@@ -44,6 +44,7 @@ done
 grep -q 'define CLONE_CLEAR_SIGHAND' "$D/base/include/uapi/linux/sched.h" &&
 	pass "base: sched.h defines the flag" || fail "base: sched.h defines the flag" "no define"
 expect "applied twice: already there" 0 scripts/apply-series.sh "$D/base"
+expect_output "applied twice: says already applied" "already applied"
 
 # The 6.12 base, when that tree is prepared (make tree KERNEL=6.12).
 T612=$ROOT/build/6.12/linux
@@ -58,7 +59,6 @@ if [ -d "$T612/.git" ]; then
 		pass "6.12 base: fork.c as in its patched branch" ||
 		fail "6.12 base: fork.c as in its patched branch" "differs"
 fi
-expect_output "applied twice: says already applied" "already applied"
 
 make_tree upstream upstream git
 before=$(tree_state "$D/upstream")

@@ -171,7 +171,7 @@ cell() {
 row() {
 	printf '| %s | %s | %s | %s | %s |\n' "$@"
 }
-# verdict RATIO TARGET: "met" or "not met"
+# verdict FIGURE TARGET: "met" when FIGURE <= TARGET, else "not met"
 verdict() {
 	[ "$(echo "$1 <= $2" | bc)" = 1 ] && echo met || echo "not met"
 }
@@ -180,7 +180,7 @@ verdict() {
 	echo "|---|---|---|---|---|"
 	if [ "$BENCH_COLD" = 1 ]; then
 		row "tree preparation (unpack, import, base, patched)" "$(cell tree)" "" "" \
-			"60 s: $( [ "$(echo "${W[tree]} <= 60" | bc)" = 1 ] && echo met || echo "not met")"
+			"60 s: $(verdict "${W[tree]}" 60)"
 		r=$(ratio "${W[gate_cold]}" "${W[kunit_cold]}")
 		row "cold gate, $n arches, base + patched" "$(cell gate_cold)" "$(cell kunit_cold) cold" \
 			"$r" "${cold_target}x: $(verdict "$r" "$cold_target")"
@@ -192,7 +192,7 @@ verdict() {
 		"$(cell kunit_warm) warm" "$r" "1.2x: $(verdict "$r" 1.2)"
 	for a in $ARCHES; do
 		row "boot to verdict, $a (TCG)" "$(printf '%.1f s' "${W[boot_$a]}")" "" "" \
-			"3 s: $( [ "$(echo "${W[boot_$a]} <= 3" | bc)" = 1 ] && echo met || echo "not met")"
+			"3 s: $(verdict "${W[boot_$a]}" 3)"
 	done
 	r=$(ratio "${W[mutant]}" "${W[kunit_warm]}")
 	row "each mutant after the first, per arch" "${W[mutant]} s (${C[mutant]} s CPU)" \

@@ -103,14 +103,17 @@ git -C "$TREE" update-ref refs/heads/patched "$orig"
 "$S/checkout-variant.sh" patched >/dev/null
 trap - EXIT
 
-# Boot to verdict: QEMU start to the report, patched kernel, per arch.
+# Boot to verdict: QEMU start to the report, patched kernel, per arch,
+# booted with the command line of the gate (guest_args).
 for a in $ARCHES; do
 	img=$("$S/build-kernel.sh" "$a" "$TREE" "$(kbuild_dir "$a" patched)")
 	times=()
+	words=$(guest_args "$a")
 	for _ in $(seq "$BOOTS"); do
 		t0=$(date +%s.%N)
+		# shellcheck disable=SC2086 # words by design
 		"$S/boot.sh" "$a" "$img" "$(initramfs_path "$a")" "$WORK/boot-bench-$a.log" \
-			CLONE3_REQUIRE_CLEAR_SIGHAND=1 >>"$LOG" 2>&1
+			$words >>"$LOG" 2>&1
 		(
 			load_arch "$a"
 			python3 "$S/ktap-report.py" --log "$WORK/boot-bench-$a.log" --variant bench \

@@ -90,6 +90,33 @@ arch_rows() {
 	)
 }
 
+# The fuzzer's budget in one guest, in seconds: CLONE3_FUZZ_SECONDS,
+# default 1.  Checked here, so that a bad value stops the run before any
+# kernel is built.
+fuzz_budget() {
+	local b=${CLONE3_FUZZ_SECONDS:-1}
+	[[ $b =~ ^[0-9]+(\.[0-9]+)?$ ]] && [ "$(echo "$b > 0" | bc)" = 1 ] ||
+		die "CLONE3_FUZZ_SECONDS=$b: want a positive number of seconds, such as 1 or 0.5"
+	echo "$b"
+}
+
+# The words the gate puts on the kernel command line of an ARCH guest
+# (boot.sh hands them to init, init to every program): the flag is
+# required, and the guest's fuzzer budget is split between the documents
+# it runs (native, and the 32-bit suite when the arch has compat), so that
+# a compat guest takes no longer to fuzz than the others.  Call it in an
+# assignment of its own, so that a bad budget stops the caller.
+#   guest_args ARCH
+guest_args() {
+	local budget docs share
+	budget=$(fuzz_budget) || exit 2
+	docs=$(arch_rows "$1" | wc -l)
+	share=$(echo "scale=3; $budget / $docs" | bc | sed 's/^\./0./')
+	[ "$(echo "$share > 0" | bc)" = 1 ] ||
+		die "CLONE3_FUZZ_SECONDS=$budget is too small to split between $docs documents"
+	echo "CLONE3_REQUIRE_CLEAR_SIGHAND=1 CLONE3_FUZZ_SECONDS=$share"
+}
+
 # Name the Debian package that provides a missing command, and either
 # install it (root) or print the exact line to run.
 #   need_cmd COMMAND PACKAGE
@@ -199,7 +226,7 @@ apt_install() {
 DEFAULT_ARCHES="x86_64 arm64 riscv64 i386 armv7"
 
 # Check the gate's settings from the environment (ARCHES, JOBS, ACCEL, V,
-# KERNEL, KSRC), make the paths (gate_paths) and check that each arch's
+# CLONE3_FUZZ_SECONDS, KERNEL, KSRC), make the paths (gate_paths) and check that each arch's
 # cross compiler, static C library and QEMU are there, and those of the
 # arch whose programs its guest runs in compat.  Arches are whatever
 # qemu-images/ holds a qemu.conf for.
@@ -220,6 +247,7 @@ check_gate_env() {
 	case $JOBS in '' | *[!0-9]* | 0*) die "JOBS=$JOBS is not a positive integer" ;; esac
 	case $ACCEL in tcg | kvm) ;; *) die "ACCEL=$ACCEL: use tcg or kvm" ;; esac
 	case $V in 0 | 1) ;; *) die "V=$V: use 0 or 1" ;; esac
+	fuzz_budget >/dev/null
 	gate_paths
 	export ARCHES JOBS ACCEL V
 	need_cmd python3 python3

@@ -13,7 +13,7 @@
 #
 # Environment: KERNEL, KSRC, WORK (gate_paths), JOBS, V, ACCEL,
 # BOOT_TIMEOUT, CLONE3_FUZZ_SECONDS (the fuzzer's budget in the guest,
-# default 1), and BOOT_ARGS: more KEY=VALUE words for init (e.g.
+# default 1, split between its documents: guest_args), and BOOT_ARGS: more KEY=VALUE words for init (e.g.
 # CLONE3_GATE_FAULT=hang).
 # Exit: 0 results written (whatever they say), 2 usage or environment,
 # 130 interrupted.
@@ -40,6 +40,8 @@ esac
 [ -z "$COMMIT" ] || [ "${VARIANT#mutant-}" != "$VARIANT" ] ||
 	die "COMMIT is only for mutant-* variants ($VARIANT has its own branch)"
 need_cmd python3 python3
+# The guest's command line, now: a bad budget stops the run before a build.
+words=$(guest_args "$ARCH")
 
 say() {
 	echo "$VARIANT $ARCH: $*"
@@ -128,9 +130,8 @@ lap
 say "suite and initramfs ready ($took)"
 
 rc=0
-# shellcheck disable=SC2086 # BOOT_ARGS are words by design
-"$S/boot.sh" "$ARCH" "$image" "$initrd" "$scratch" \
-	CLONE3_REQUIRE_CLEAR_SIGHAND=1 CLONE3_FUZZ_SECONDS=${CLONE3_FUZZ_SECONDS:-1} $BOOT_ARGS || rc=$?
+# shellcheck disable=SC2086 # the guest's words and BOOT_ARGS are words by design
+"$S/boot.sh" "$ARCH" "$image" "$initrd" "$scratch" $words $BOOT_ARGS || rc=$?
 opt=()
 case $rc in
 0) ;;

@@ -97,6 +97,10 @@ bad "KERNEL=9.9" "KERNEL=9.9: unknown tree; choose from: 6.1 6.12" KERNEL=9.9 sc
 bad "ACCEL=xen" "ACCEL=xen" ACCEL=xen scripts/gate.sh
 bad "JOBS=0" "JOBS=0" JOBS=0 scripts/gate.sh
 bad "JOBS=two" "JOBS=two" JOBS=two scripts/gate.sh
+bad "CLONE3_FUZZ_SECONDS=abc" "CLONE3_FUZZ_SECONDS=abc: want a positive number" \
+	CLONE3_FUZZ_SECONDS=abc scripts/gate.sh
+bad "CLONE3_FUZZ_SECONDS=0" "CLONE3_FUZZ_SECONDS=0: want a positive number" \
+	CLONE3_FUZZ_SECONDS=0 scripts/gate.sh
 bad "MUTANTS_DIR missing" "MUTANTS_DIR=/nonexistent" MUTANTS_DIR=/nonexistent scripts/mutants.sh
 mkdir -p "$D/empty"
 bad "MUTANTS_DIR empty" "holds no \*.patch" MUTANTS_DIR="$D/empty" scripts/mutants.sh

@@ -20,7 +20,8 @@
  * holds them as unsigned long), a 64-bit one, also under a 32-bit
  * program, keeps all of it.
  *
- * Environment: CLONE3_FUZZ_SEED, CLONE3_FUZZ_SECONDS (default 2),
+ * Environment: CLONE3_FUZZ_SEED, CLONE3_FUZZ_SECONDS (default 2; a
+ * decimal such as 0.5 is taken),
  * CLONE3_FUZZ_ITERATIONS, CLONE3_FUZZ_SELFTEST=undefined-bits|no-exclusion
  * (perturbs the model so that disagreements must be reported),
  * CLONE3_FUZZ_KERNEL_BITS=32|64 (the kernel's word size, detected when
@@ -132,7 +133,7 @@ struct verdict {
 struct fuzz {
 	__u64 seed;
 	__u64 iterations;	/* cap, 0: none */
-	__u64 seconds;		/* budget, 0: none */
+	double seconds;		/* budget, 0: none */
 	enum selftest_mode selftest;
 	size_t page;
 	int kbits;		/* the kernel's word size: 32 or 64, 0: guess */
@@ -952,6 +953,23 @@ static __u64 env_u64(const char *name, __u64 dflt, bool *set)
 	return val;
 }
 
+/* A time budget in seconds: a non-negative decimal (2, 0.5). */
+static double env_seconds(const char *name, double dflt)
+{
+	const char *s = getenv(name);
+	double val;
+	char *end;
+
+	if (!s || !*s)
+		return dflt;
+	errno = 0;
+	val = strtod(s, &end);
+	if (errno || *end || *s < '0' || *s > '9' || val > 86400)
+		ksft_exit_fail_msg("bad %s=%s: want seconds, such as 2 or 0.5\n",
+				   name, s);
+	return val;
+}
+
 static enum selftest_mode env_selftest(void)
 {
 	const char *s = getenv("CLONE3_FUZZ_SELFTEST");
@@ -970,7 +988,7 @@ static enum selftest_mode env_selftest(void)
 static void read_env(struct fuzz *fz)
 {
 	struct timespec ts;
-	bool seed_set, iter_set, secs_set, bits_set;
+	bool seed_set, iter_set, bits_set;
 	__u64 bits;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -978,8 +996,7 @@ static void read_env(struct fuzz *fz)
 			   (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec +
 			   getpid(), &seed_set);
 	fz->iterations = env_u64("CLONE3_FUZZ_ITERATIONS", 0, &iter_set);
-	fz->seconds = env_u64("CLONE3_FUZZ_SECONDS", iter_set ? 0 : 2,
-			      &secs_set);
+	fz->seconds = env_seconds("CLONE3_FUZZ_SECONDS", iter_set ? 0 : 2);
 	if (!fz->seconds && !fz->iterations)
 		ksft_exit_fail_msg("CLONE3_FUZZ_SECONDS=0 needs CLONE3_FUZZ_ITERATIONS=n\n");
 	fz->selftest = env_selftest();
@@ -1243,9 +1260,8 @@ int main(void)
 	check_available(&fz);
 	setup_signals();
 	ksft_set_plan(NR_RESULTS);
-	ksft_print_msg("seed=%llu (CLONE3_FUZZ_SEED), budget %llu s, iteration cap %llu\n",
-		       (unsigned long long)fz.seed,
-		       (unsigned long long)fz.seconds,
+	ksft_print_msg("seed=%llu (CLONE3_FUZZ_SEED), budget %g s, iteration cap %llu\n",
+		       (unsigned long long)fz.seed, fz.seconds,
 		       (unsigned long long)fz.iterations);
 	if (fz.selftest != SELFTEST_NONE)
 		ksft_print_msg("SELFTEST: model perturbed (%s): disagreements must be reported\n",

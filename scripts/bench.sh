@@ -204,7 +204,8 @@ verdict() {
 	echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, $(uname -r) host, tree $TREE_NAME, ACCEL=$ACCEL."
 	if [ -f "$RESULTS/spawn-bench-host.md" ]; then
 		echo
-		cat "$RESULTS/spawn-bench-host.md"
+		echo "Spawn bench on the host (its runs one by one: $(basename "$RESULTS")/spawn-bench-host.md):"
+		sed -e '1d' -e '/^## Each run/,$d' "$RESULTS/spawn-bench-host.md"
 	fi
 	for a in $ARCHES; do
 		[ -s "$WORK/spawn-bench-$a.md" ] || continue

@@ -27,9 +27,8 @@ need_cmd gcc gcc
 need_cmd strace strace
 
 gate_paths
-STAGE=$ROOT/build/spawn-stage
-OUT=$ROOT/build/spawn-bench
-RESULTS=$ROOT/build/results
+STAGE=$WORK/spawn-stage
+OUT=$WORK/spawn-bench
 REPORT=$RESULTS/spawn-bench-host.md
 BENCH=$OUT/clone3_spawn_bench
 STRATEGIES="flag classic posix_spawn fork"

@@ -10,7 +10,9 @@
 #   OUTDIR/clone3/settings   the suite's settings
 # The suite is staged with stage-selftests.sh and built by the tree's
 # lib.mk, one program at a time, against the uapi headers that
-# `make headers_install` gives from the kernel tree for that arch.
+# `make headers_install` gives from the kernel tree for that arch's
+# SRCARCH (headers_dir, shared by the arches of one SRCARCH: x86_64 and
+# i386 have the same uapi headers, about 8 s of CPU each).
 # Nothing is done when the sources and headers are unchanged.  One build
 # per arch at a time: an arch's suite is also the compat suite of another.
 #
@@ -69,10 +71,22 @@ run() {
 	"$@" >>"$LOG" 2>&1
 }
 
-# The uapi headers, as the kselftest build would use them.
-run make -s -C "$TREE" O="$OUT/hdr-build" ARCH="$KARCH" \
-	CROSS_COMPILE="$CROSS_COMPILE" INSTALL_HDR_PATH="$OUT/usr" headers_install ||
-	die "$ARCH: make headers_install failed (see $LOG)"
+# The uapi headers, as the kselftest build would use them, installed
+# again only when the checked-out uapi sources change; held until the
+# programs are built.
+HDR=$(headers_dir "$SRCARCH")
+mkdir -p "$HDR"
+exec 6>"$HDR.lock"
+flock 6
+hwant=$(git -C "$TREE" rev-parse HEAD:include/uapi "HEAD:arch/$SRCARCH/include/uapi" \
+	HEAD:scripts/headers_install.sh | cksum)
+if [ "$(cat "$HDR/.clone3-stamp" 2>/dev/null)" != "$hwant" ]; then
+	rm -rf "${HDR:?}/usr" "$HDR/.clone3-stamp"
+	run make -s -C "$TREE" O="$HDR/build" ARCH="$KARCH" \
+		CROSS_COMPILE="$CROSS_COMPILE" INSTALL_HDR_PATH="$HDR/usr" headers_install ||
+		die "$ARCH: make headers_install failed (see $LOG)"
+	echo "$hwant" >"$HDR/.clone3-stamp"
+fi
 
 "$ROOT/scripts/stage-selftests.sh" "$TREE" "$OUT/stage"
 DIR=$OUT/stage/tools/testing/selftests/clone3
@@ -105,7 +119,7 @@ runlist=$OUT/clone3/run-list.partial
 for p in $tests $extended; do
 	out=$(CFLAGS="-static -O2" LDFLAGS="-static" make -C "$DIR" \
 		OUTPUT="$OUT/clone3" CROSS_COMPILE="$CROSS_COMPILE" \
-		KHDR_INCLUDES="-isystem $OUT/usr/include" "$OUT/clone3/$p" 2>&1) &&
+		KHDR_INCLUDES="-isystem $HDR/usr/include" "$OUT/clone3/$p" 2>&1) &&
 		ok=1 || ok=0
 	echo "$out" >>"$LOG"
 	[ "$V" != 1 ] || echo "$out" >&2

@@ -51,6 +51,12 @@ suite_dir() {
 	echo "$WORK/suite/$1"
 }
 
+# The uapi headers of one source arch (SRCARCH: x86 serves x86_64 and
+# i386), as `make headers_install` gives them: headers_dir SRCARCH
+headers_dir() {
+	echo "$WORK/headers/$1"
+}
+
 # The initramfs of one arch: initramfs_path ARCH
 initramfs_path() {
 	echo "$WORK/initramfs/$1.cpio"

@@ -17,9 +17,9 @@
 # CPU less per kernel); where tinyconfig's closing olddefconfig would
 # differ, the arch's fragment says so (qemu-images/x86_64/config).
 # The .config is made again only when a fragment or the arch changed, so a
-# warm build stays incremental.  Every option the
-# fragments ask for is checked after olddefconfig; the build stops naming
-# each one Kconfig did not keep.  Prints the image path on success; a
+# warm build stays incremental.  Every option our fragments ask for is
+# checked after the merge; the build stops naming each one Kconfig did
+# not keep.  Prints the image path on success; a
 # failed build quotes the compiler's first error, then the log's tail.
 #
 # Only kernel/fork.c is compiled through ccache (scripts/cc-fork-cache),
@@ -61,11 +61,15 @@ need_cmd ccache ccache
 
 SRC=$(cd "$SRC" && pwd)
 VP=$(sed -n 's/^VERSION = //p; s/^PATCHLEVEL = //p' "$SRC/Makefile" | paste -sd.)
-FRAGMENTS="$SRC/kernel/configs/tiny-base.config $SRC/kernel/configs/tiny.config"
-[ ! -f "$SRC/arch/$SRCARCH/configs/tiny.config" ] || FRAGMENTS="$FRAGMENTS $SRC/arch/$SRCARCH/configs/tiny.config"
-FRAGMENTS="$FRAGMENTS $ROOT/qemu-images/common.config $ROOT/qemu-images/$ARCH/config"
-[ ! -f "$ROOT/qemu-images/$ARCH/$VP.config" ] || FRAGMENTS="$FRAGMENTS $ROOT/qemu-images/$ARCH/$VP.config"
-FRAGMENTS="$FRAGMENTS $ROOT/tools-testing-selftests-clone3/config"
+# tinyconfig's fragments are the tree's: they name options of every arch
+# (CONFIG_KERNEL_XZ, CONFIG_NOHIGHMEM), which Kconfig drops where the arch
+# lacks them, as tinyconfig itself does.  Only ours are checked.
+TINY="$SRC/kernel/configs/tiny-base.config $SRC/kernel/configs/tiny.config"
+[ ! -f "$SRC/arch/$SRCARCH/configs/tiny.config" ] || TINY="$TINY $SRC/arch/$SRCARCH/configs/tiny.config"
+OURS="$ROOT/qemu-images/common.config $ROOT/qemu-images/$ARCH/config"
+[ ! -f "$ROOT/qemu-images/$ARCH/$VP.config" ] || OURS="$OURS $ROOT/qemu-images/$ARCH/$VP.config"
+OURS="$OURS $ROOT/tools-testing-selftests-clone3/config"
+FRAGMENTS="$TINY $OURS"
 for f in $FRAGMENTS; do
 	[ -f "$f" ] || die "kconfig fragment $f is missing"
 done
@@ -97,11 +101,11 @@ fail_with_log() {
 	die "$1 (full output: $LOG)"
 }
 
-# Print each option of the fragments that .config does not hold as asked
+# Print each option of our fragments that .config does not hold as asked
 # (a later fragment overrides an earlier one, as in merge_config.sh).
 config_mismatches() {
 	local line sym
-	grep -h -e '^CONFIG_' -e '^# CONFIG_.* is not set' $FRAGMENTS |
+	grep -h -e '^CONFIG_' -e '^# CONFIG_.* is not set' $OURS |
 		awk '{ s = $0; sub(/^# /, "", s); sub(/[= ].*/, "", s)
 		       if (!(s in last)) order[++n] = s; last[s] = $0 }
 		     END { for (i = 1; i <= n; i++) print last[order[i]] }' |

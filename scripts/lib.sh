@@ -67,6 +67,12 @@ boot_log() {
 	echo "$WORK/boot/$1/$2.log"
 }
 
+# The console logs of finished boots of one arch, each kept under the key
+# of what went into it (run-variant.sh): kept_boots_dir ARCH
+kept_boots_dir() {
+	echo "$WORK/boot-kept/$1"
+}
+
 # The results of one variant: results_dir VARIANT
 results_dir() {
 	echo "$RESULTS/$1"
@@ -232,7 +238,7 @@ apt_install() {
 DEFAULT_ARCHES="x86_64 arm64 riscv64 i386 armv7"
 
 # Check the gate's settings from the environment (ARCHES, JOBS, ACCEL, V,
-# CLONE3_FUZZ_SECONDS, KERNEL, KSRC), make the paths (gate_paths) and check that each arch's
+# REBOOT, CLONE3_FUZZ_SECONDS, KERNEL, KSRC), make the paths (gate_paths) and check that each arch's
 # cross compiler, static C library and QEMU are there, and those of the
 # arch whose programs its guest runs in compat.  Arches are whatever
 # qemu-images/ holds a qemu.conf for.
@@ -253,9 +259,11 @@ check_gate_env() {
 	case $JOBS in '' | *[!0-9]* | 0*) die "JOBS=$JOBS is not a positive integer" ;; esac
 	case $ACCEL in tcg | kvm) ;; *) die "ACCEL=$ACCEL: use tcg or kvm" ;; esac
 	case $V in 0 | 1) ;; *) die "V=$V: use 0 or 1" ;; esac
+	REBOOT=${REBOOT:-0}
+	case $REBOOT in 0 | 1) ;; *) die "REBOOT=$REBOOT: use 0 or 1" ;; esac
 	fuzz_budget >/dev/null
 	gate_paths
-	export ARCHES JOBS ACCEL V
+	export ARCHES JOBS ACCEL V REBOOT
 	need_cmd python3 python3
 	need_cmd git git
 	need_cmd make make

@@ -12,9 +12,10 @@
 # never left standing for a run that failed.
 #
 # Environment: KERNEL, KSRC, WORK (gate_paths), JOBS, V, ACCEL,
-# BOOT_TIMEOUT, CLONE3_FUZZ_SECONDS (the fuzzer's budget in the guest,
-# default 1, split between its documents: guest_args), and BOOT_ARGS: more KEY=VALUE words for init (e.g.
-# CLONE3_GATE_FAULT=hang).
+# REBOOT (1: boot even when an identical boot was kept), BOOT_TIMEOUT,
+# CLONE3_FUZZ_SECONDS (the fuzzer's budget in the guest, default 1, split
+# between its documents: guest_args), and BOOT_ARGS: more KEY=VALUE words
+# for init (e.g. CLONE3_GATE_FAULT=hang).
 # Exit: 0 results written (whatever they say), 2 usage or environment,
 # 130 interrupted.
 #
@@ -129,6 +130,29 @@ initrd=$("$S/build-initramfs.sh" "$ARCH")
 lap
 say "suite and initramfs ready ($took)"
 
+# A boot whose inputs did not change is not run again: the console log of
+# a finished boot is kept under the key of all that goes into it (the
+# kernel image, the initramfs, the command line, the arch's QEMU settings,
+# boot.sh and QEMU's version), and read again while the key holds; a
+# change to patched alone then boots base no more.  Only a boot that
+# reached a verdict on every row (pass or fail, no error or timeout) is
+# kept, the last 24 per arch.  REBOOT=1 boots every guest anyway.
+KEPT=$(kept_boots_dir "$ARCH")
+boot_key=$( {
+	sha256sum <"$image"
+	sha256sum <"$initrd"
+	echo "$ARCH $ACCEL $words $BOOT_ARGS"
+	cat "$ROOT/qemu-images/$ARCH/qemu.conf" "$S/boot.sh"
+	"$QEMU_BIN" --version | head -1
+} | sha256sum | cut -c1-32)
+if [ "${REBOOT:-0}" != 1 ] && [ -f "$KEPT/$boot_key.log" ]; then
+	cp "$KEPT/$boot_key.log" "$scratch"
+	touch "$KEPT/$boot_key.log"
+	say "boot: the same kernel, initramfs and command line as a finished boot: its console is read again (REBOOT=1 boots)"
+	say "report: $(report)"
+	exit 0
+fi
+
 rc=0
 # shellcheck disable=SC2086 # the guest's words and BOOT_ARGS are words by design
 "$S/boot.sh" "$ARCH" "$image" "$initrd" "$scratch" $words $BOOT_ARGS || rc=$?
@@ -139,4 +163,13 @@ case $rc in
 4) ;;
 *) exit "$rc" ;;
 esac
-say "report: $(report "${opt[@]}")"
+verdicts=$(report "${opt[@]}")
+say "report: $verdicts"
+# Each line: "VARIANT ROW: STATUS: REASON".
+if [ "$rc" = 0 ] && ! echo "$verdicts" | cut -d: -f2 | grep -qvx -e ' pass' -e ' fail'; then
+	mkdir -p "$KEPT"
+	cp "$scratch" "$KEPT/$boot_key.log.partial"
+	mv "$KEPT/$boot_key.log.partial" "$KEPT/$boot_key.log"
+	# shellcheck disable=SC2012 # our own file names: no odd characters
+	ls -t "$KEPT"/*.log | tail -n +25 | xargs -r rm -f
+fi

@@ -97,6 +97,7 @@ bad "KERNEL=9.9" "KERNEL=9.9: unknown tree; choose from: 6.1 6.12" KERNEL=9.9 sc
 bad "ACCEL=xen" "ACCEL=xen" ACCEL=xen scripts/gate.sh
 bad "JOBS=0" "JOBS=0" JOBS=0 scripts/gate.sh
 bad "JOBS=two" "JOBS=two" JOBS=two scripts/gate.sh
+bad "REBOOT=yes" "REBOOT=yes: use 0 or 1" REBOOT=yes scripts/gate.sh
 bad "CLONE3_FUZZ_SECONDS=abc" "CLONE3_FUZZ_SECONDS=abc: want a positive number" \
 	CLONE3_FUZZ_SECONDS=abc scripts/gate.sh
 bad "CLONE3_FUZZ_SECONDS=0" "CLONE3_FUZZ_SECONDS=0: want a positive number" \
@@ -140,7 +141,7 @@ interrupt() {
 	# Job control: the gate leads its own process group, and SIGINT is
 	# not ignored in it as it would be in a plain background job.
 	set -m
-	env ARCHES=$A scripts/gate.sh >"$D/$name.out" 2>&1 &
+	env ARCHES=$A REBOOT=1 scripts/gate.sh >"$D/$name.out" 2>&1 &
 	pid=$!
 	set +m
 	for i in $(seq 600); do
@@ -183,6 +184,22 @@ interrupt "SIGINT in a build" INT "make.*$WORK/kbuild/$A/patched"
 interrupt "SIGKILL in a boot" KILL "qemu-system-x86_64.*$WORK/boot"
 force_build
 interrupt "SIGKILL in a build" KILL "make.*$WORK/kbuild/$A/patched"
+
+# A boot whose kernel, initramfs and command line are those of a finished
+# boot is not run again: its console is read again, no QEMU starts.  A
+# change of the command line boots.
+reused() {
+	local n
+	n=$(echo "$OUT" | grep -c 'console is read again' || true)
+	[ "$n" = "$1" ] && pass "$2" || fail "$2" "$n boots read again, wanted $1: $(echo "$OUT" | grep -E '^(base|patched) ' | tr '\n' ' ')"
+}
+env ARCHES=$A scripts/gate.sh >/dev/null 2>&1 || true
+expect "boot reuse: a repeated gate passes" 0 env ARCHES=$A scripts/gate.sh
+reused 2 "boot reuse: base and patched read again"
+expect "boot reuse: REBOOT=1 boots" 0 env ARCHES=$A REBOOT=1 scripts/gate.sh
+reused 0 "boot reuse: REBOOT=1 reads nothing again"
+expect "boot reuse: another fuzzer budget boots" 0 env ARCHES=$A CLONE3_FUZZ_SECONDS=0.5 scripts/gate.sh
+reused 0 "boot reuse: another command line reads nothing again"
 
 # Bad mutants, each an error or a result of its own while the rest of the
 # matrix runs: a plain diff (no mail header), a file that is no patch,

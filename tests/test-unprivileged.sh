@@ -3,8 +3,9 @@
 #
 # The gate needs no root once the packages are installed: run the x86_64
 # gate as an ordinary user on the same tree and build directories (handed
-# to that user for the run and given back afterwards), and the suite on
-# the host as that user.
+# to that user for the run and given back afterwards; REBOOT=1, so that
+# the user's QEMU boots rather than the root run's consoles being read
+# again), and the suite on the host as that user.
 #
 # usage: tests/test-unprivileged.sh   (as root, after make gate)
 set -eu
@@ -37,7 +38,7 @@ trap give_back EXIT
 chown -R "$U:$U" "$WORK"
 
 expect "gate as $U (x86_64)" 0 su "$U" -s /bin/bash -c \
-	"cd '$ROOT' && ARCHES=x86_64 WORK='$WORK' CLONE3_NO_INSTALL=1 scripts/gate.sh"
+	"cd '$ROOT' && ARCHES=x86_64 WORK='$WORK' REBOOT=1 CLONE3_NO_INSTALL=1 scripts/gate.sh"
 # One verdict per variant (base, patched) and row (x86_64, and its compat row).
 rows=$(arch_rows x86_64 | wc -l)
 expect_output "gate as $U: expectations met" "^$((2 * rows)) passed, 0 failed"

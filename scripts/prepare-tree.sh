@@ -5,7 +5,7 @@
 #   tag    upstream   the source as found (Debian's linux-source of the
 #                     tree KERNEL names, trees/KERNEL/source.conf, or KSRC)
 #   branch base       upstream without CLONE_CLEAR_SIGHAND
-#   branch patched    base + patches/series
+#   branch patched    base + patches/series, and your commits on top of it
 # The user's KSRC is only read: it is copied, never modified.  A tree
 # that already has the flag gets its base from trees/<tree>/revert/ (for
 # KSRC: the tree of the same VERSION.PATCHLEVEL).
@@ -86,22 +86,59 @@ else
 	import_upstream
 fi
 
-# base: the tree without the flag.
-if grep -q CLONE_CLEAR_SIGHAND "$TREE/include/uapi/linux/sched.h"; then
-	rev=$(revert_dir)
-	echo "tree: upstream already has CLONE_CLEAR_SIGHAND (merged in v5.5);" \
-		"base = upstream with ${rev#"$ROOT"/} applied to take it out"
-	mapfile -t patches < <(series_patches "$rev")
-	base=$(commit_patches "$TREE" upstream "${patches[@]}")
+# base and the series commit are made from the patches alone, with fixed
+# identities and dates: when the patches are those of the last run, they
+# are taken from its note (making them again reads the whole tree twice,
+# some 3 s that every gate would pay).
+inputs=$( {
+	git -C "$TREE" rev-parse upstream
+	cat "$ROOT/trees"/*/revert/* "$ROOT/patches/series"
+	series_patches "$ROOT/patches" | xargs cat
+} | sha256sum | cut -c1-32)
+made=$TREE/.git/clone3-branches
+# shellcheck disable=SC2046 # three words: inputs, base, series commit
+set -- $(cat "$made" 2>/dev/null)
+if [ $# -eq 3 ] && [ "$1" = "$inputs" ] &&
+	[ "$(git -C "$TREE" rev-parse -q --verify base)" = "$2" ] &&
+	git -C "$TREE" cat-file -e "$3^{commit}" 2>/dev/null; then
+	base=$2
+	series=$3
 else
-	echo "tree: upstream lacks CLONE_CLEAR_SIGHAND; base = upstream"
-	base=$(git -C "$TREE" rev-parse upstream)
+	rm -f "$made"
+	# base: the tree without the flag.
+	if grep -q CLONE_CLEAR_SIGHAND "$TREE/include/uapi/linux/sched.h"; then
+		rev=$(revert_dir)
+		echo "tree: upstream already has CLONE_CLEAR_SIGHAND (merged in v5.5);" \
+			"base = upstream with ${rev#"$ROOT"/} applied to take it out"
+		mapfile -t patches < <(series_patches "$rev")
+		base=$(commit_patches "$TREE" upstream "${patches[@]}")
+	else
+		echo "tree: upstream lacks CLONE_CLEAR_SIGHAND; base = upstream"
+		base=$(git -C "$TREE" rev-parse upstream)
+	fi
+	git -C "$TREE" update-ref refs/heads/base "$base"
+	mapfile -t patches < <(series_patches "$ROOT/patches")
+	series=$(commit_patches "$TREE" base "${patches[@]}")
+	echo "$inputs $base $series" >"$made.tmp"
+	mv "$made.tmp" "$made"
 fi
-git -C "$TREE" update-ref refs/heads/base "$base"
 
-mapfile -t patches < <(series_patches "$ROOT/patches")
-patched=$(commit_patches "$TREE" base "${patches[@]}")
-git -C "$TREE" update-ref refs/heads/patched "$patched"
+# patched: the series, or your commits on top of it, which are kept: the
+# edit-to-verdict loop is a commit on patched and `make gate`, then `make
+# series KERNEL_REF=patched`.  A patched that is not on top of the series
+# (the series changed) is set to it; the old one stays as patched-old.
+cur=$(git -C "$TREE" rev-parse -q --verify patched || true)
+if [ -z "$cur" ] || [ "$cur" = "$series" ]; then
+	git -C "$TREE" update-ref refs/heads/patched "$series"
+elif git -C "$TREE" merge-base --is-ancestor "$series" "$cur"; then
+	echo "tree: patched has $(git -C "$TREE" rev-list --count "$series..$cur") commit(s) of yours" \
+		"on top of the series: kept (make series KERNEL_REF=patched writes them into patches/)"
+else
+	git -C "$TREE" update-ref refs/heads/patched-old "$cur"
+	git -C "$TREE" update-ref refs/heads/patched "$series"
+	echo "tree: patched ($(git -C "$TREE" rev-parse --short "$cur")) was not on top of the" \
+		"series; it is now the series, the old one is branch patched-old"
+fi
 
 echo "tree: $TREE upstream=$(git -C "$TREE" rev-parse --short upstream)" \
 	"base=$(git -C "$TREE" rev-parse --short base)" \

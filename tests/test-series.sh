@@ -15,6 +15,25 @@ SUITE_PATH=tools/testing/selftests/clone3
 
 expect "tree and branches prepare from patches/" 0 scripts/prepare-tree.sh
 
+# Your commits on top of the series stay on patched (the edit-to-verdict
+# loop); a patched that is not on top of the series is set to it, the old
+# one kept as patched-old.
+series=$(git -C "$TREE" rev-parse patched)
+mine=$(echo "test: a commit of yours" | git -C "$TREE" commit-tree "patched^{tree}" -p "$series")
+git -C "$TREE" update-ref refs/heads/patched "$mine"
+expect "prepare-tree with a commit on top of the series" 0 scripts/prepare-tree.sh
+expect_output "prepare-tree says it keeps your commit" "patched has 1 commit\(s\) of yours"
+[ "$(git -C "$TREE" rev-parse patched)" = "$mine" ] && pass "patched keeps your commit" ||
+	fail "patched keeps your commit" "patched is $(git -C "$TREE" rev-parse patched)"
+git -C "$TREE" update-ref refs/heads/patched "$(git -C "$TREE" rev-parse base)"
+expect "prepare-tree with patched off the series" 0 scripts/prepare-tree.sh
+[ "$(git -C "$TREE" rev-parse patched)" = "$series" ] &&
+	[ "$(git -C "$TREE" rev-parse patched-old)" = "$(git -C "$TREE" rev-parse base)" ] &&
+	pass "patched off the series is set to it, the old one is patched-old" ||
+	fail "patched off the series is set to it, the old one is patched-old" \
+		"patched $(git -C "$TREE" rev-parse patched), patched-old $(git -C "$TREE" rev-parse patched-old)"
+git -C "$TREE" branch -q -D patched-old
+
 grep -q '^base-commit: ' patches/0000-cover-letter.patch &&
 	pass "cover letter has a base-commit line" ||
 	fail "cover letter has a base-commit line" "none"

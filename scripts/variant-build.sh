@@ -29,62 +29,97 @@ set -eu
 # The commit the gate builds for the base kernel.  base and patched
 # differ in include/uapi/linux/sched.h, which nearly every object
 # includes; when the values the series adds there are used nowhere but
-# kernel/fork.c, the patched tree with base's kernel/fork.c builds the
-# base kernel object for object (the other objects only lose an unused
-# #define), incrementally in the patched build directory.  Prints that
-# commit, or nothing when the series touches more than that; fails only
-# on a git error.  The answer is kept in the tree's .git for the pair of
-# base and patched commits it was found for: finding it searches the
-# whole tree (some 15 s), which every arch job of every run would repeat.
+# kernel/fork.c, the patched tree with base's kernel/fork.c (the hybrid)
+# builds the base kernel object for object (the other objects only lose
+# an unused #define), incrementally in the patched build directory.
+# Prints that commit (the hybrid's tree on top of patched), or nothing
+# when the series touches more than that; fails only on a git error.
+# Finding the answer searches the whole tree (some 15 s), so it is kept
+# in the tree's .git twice: for the pair of base and patched commits
+# (the commit itself), and for the pair of base and the hybrid's tree,
+# which an edit of patched's kernel/fork.c does not change: the warm
+# loop then makes only the hybrid's tree (under a second) and its commit.
 #   base_build_commit TREE
 base_build_commit() {
-	local tree key cache
+	local tree key
 	tree=$(cd "$1" && pwd)
 	key=$(git -C "$tree" rev-parse base patched | tr '\n' ' ') || return 1
-	cache=$tree/.git/clone3-base-build-commit
 	(
 		flock 9
+		by_commits=$tree/.git/clone3-base-build-commit
+		by_tree=$tree/.git/clone3-base-build-tree
 		# shellcheck disable=SC2046 # three words: base, patched, the answer
-		set -- $(cat "$cache" 2>/dev/null)
+		set -- $(cat "$by_commits" 2>/dev/null)
 		if [ $# -eq 3 ] && [ "$1 $2 " = "$key" ] &&
 			{ [ "$3" = - ] || git -C "$tree" cat-file -e "$3^{commit}" 2>/dev/null; }; then
 			[ "$3" = - ] || echo "$3"
 			exit 0
 		fi
-		found=$(find_base_build_commit "$tree") || exit 1
-		echo "$key${found:--}" >"$cache.tmp" && mv "$cache.tmp" "$cache"
+		hybrid=$(hybrid_tree "$tree") || exit 1
+		base=${key%% *}
+		# shellcheck disable=SC2046 # three words: base, the hybrid's tree, yes or no
+		set -- $(cat "$by_tree" 2>/dev/null)
+		if [ $# -eq 3 ] && [ "$1 $2" = "$base $hybrid" ]; then
+			ok=$3
+		else
+			ok=no
+			! hybrid_builds_base "$tree" "$hybrid" || ok=yes
+			echo "$base $hybrid $ok" >"$by_tree.tmp" && mv "$by_tree.tmp" "$by_tree"
+		fi
+		found=
+		[ "$ok" = no ] || found=$(hybrid_commit "$tree" "$hybrid") || exit 1
+		echo "$key${found:--}" >"$by_commits.tmp" && mv "$by_commits.tmp" "$by_commits"
 		echo "$found"
 	) 9>"$tree/.git/clone3-base-build.lock"
 }
 
-find_base_build_commit() {
-	local tree=$1 files names n users idx blob t msg
-	files=$(git -C "$tree" diff --name-only base patched -- . ':!tools/testing/selftests' | sort | tr '\n' ' ')
-	[ "$files" = "include/uapi/linux/sched.h kernel/fork.c " ] || return 0
-	git -C "$tree" diff base patched -- include/uapi/linux/sched.h |
-		grep '^[-+][^-+]' | grep -vq '^[-+]#define ' && return 0
-	names=$(git -C "$tree" diff base patched -- include/uapi/linux/sched.h |
-		sed -n 's/^[-+]#define \([A-Za-z0-9_]*\).*/\1/p' | sort -u)
-	for n in $names; do
-		users=$(git -C "$tree" grep -l -w "$n" patched -- . ':!tools' ':!Documentation' |
-			sed 's/^patched://' | grep -v -x -e kernel/fork.c -e include/uapi/linux/sched.h || true)
-		[ -z "$users" ] || return 0
-	done
-	# A scratch index of this process's own: arch jobs ask at the same
-	# time, and all get the same commit id.
+# The tree of patched with base's kernel/fork.c, made in a scratch index
+# of this process's own.
+#   hybrid_tree TREE
+hybrid_tree() {
+	local tree=$1 idx blob
 	idx=$tree/.git/clone3-base-build-index.$$
 	rm -f "$idx"
-	GIT_INDEX_FILE=$idx git -C "$tree" read-tree patched
-	blob=$(git -C "$tree" rev-parse base:kernel/fork.c)
-	GIT_INDEX_FILE=$idx git -C "$tree" update-index --cacheinfo "100644,$blob,kernel/fork.c"
-	t=$(GIT_INDEX_FILE=$idx git -C "$tree" write-tree)
+	GIT_INDEX_FILE=$idx git -C "$tree" read-tree patched &&
+		blob=$(git -C "$tree" rev-parse base:kernel/fork.c) &&
+		GIT_INDEX_FILE=$idx git -C "$tree" update-index --cacheinfo "100644,$blob,kernel/fork.c" &&
+		GIT_INDEX_FILE=$idx git -C "$tree" write-tree
+	local rc=$?
 	rm -f "$idx"
-	msg="gate: base kernel = patched with base's kernel/fork.c"
-	echo "$msg" | GIT_AUTHOR_NAME="clone3 gate" GIT_AUTHOR_EMAIL="gate@localhost" \
+	return $rc
+}
+
+# Whether the hybrid's tree HYBRID builds base's kernel: it differs from
+# base (outside the selftests) in include/uapi/linux/sched.h alone, there
+# only in #define lines, and the names those define are used nowhere
+# else (tools/ and Documentation/ aside).
+#   hybrid_builds_base TREE HYBRID
+hybrid_builds_base() {
+	local tree=$1 hybrid=$2 files names n
+	files=$(git -C "$tree" diff --name-only base "$hybrid" -- . ':!tools/testing/selftests' | tr '\n' ' ')
+	[ "$files" = "include/uapi/linux/sched.h " ] || return 1
+	git -C "$tree" diff base "$hybrid" -- include/uapi/linux/sched.h |
+		grep '^[-+][^-+]' | grep -vq '^[-+]#define ' && return 1
+	names=$(git -C "$tree" diff base "$hybrid" -- include/uapi/linux/sched.h |
+		sed -n 's/^[-+]#define \([A-Za-z0-9_]*\).*/\1/p' | sort -u)
+	for n in $names; do
+		git -C "$tree" grep -l -w "$n" "$hybrid" -- . ':!tools' ':!Documentation' |
+			sed "s/^$hybrid://" | grep -qv -x -e kernel/fork.c -e include/uapi/linux/sched.h &&
+			return 1
+	done
+	return 0
+}
+
+# The hybrid's commit, on top of patched; fixed identity and date, so the
+# same patched gives the same commit id.
+#   hybrid_commit TREE HYBRID
+hybrid_commit() {
+	echo "gate: base kernel = patched with base's kernel/fork.c" |
+		GIT_AUTHOR_NAME="clone3 gate" GIT_AUTHOR_EMAIL="gate@localhost" \
 		GIT_AUTHOR_DATE="2019-11-14 00:00:00 +0000" \
 		GIT_COMMITTER_NAME="clone3 gate" GIT_COMMITTER_EMAIL="gate@localhost" \
 		GIT_COMMITTER_DATE="2019-11-14 00:00:00 +0000" \
-		git -C "$tree" commit-tree "$t" -p patched -F -
+		git -C "$1" commit-tree "$2" -p patched -F -
 }
 
 if [ "${1:-}" = --base-commit ]; then

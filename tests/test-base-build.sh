@@ -5,7 +5,7 @@
 # the base kernel as "patched with base's kernel/fork.c" only when the
 # series adds #defines to uapi sched.h that nothing but kernel/fork.c
 # uses.  The answer is cached per pair of base and patched commits, and
-# a changed pair is asked again.
+# per pair of base and the hybrid's tree; a changed pair is asked again.
 #
 # usage: tests/test-base-build.sh
 set -eu
@@ -50,6 +50,27 @@ fi
 [ "$(scripts/variant-build.sh --base-commit "$T")" = "$c" ] && grep -q " $c\$" "$T/.git/clone3-base-build-commit" &&
 	pass "the answer is cached and given again" ||
 	fail "the answer is cached and given again" "$(cat "$T/.git/clone3-base-build-commit" 2>&1)"
+
+# An edit of patched's kernel/fork.c alone leaves the hybrid's tree as it
+# was: the answer is taken by that tree, without a search, and the commit
+# sits on the new patched.  (A "no" written into that note is believed:
+# the proof that no search ran.)
+echo 'int edit;' >>"$T/kernel/fork.c"
+g commit -q -am "edit fork.c"
+g branch -q -f patched
+c2=$(scripts/variant-build.sh --base-commit "$T")
+[ -n "$c2" ] && [ "$c2" != "$c" ] && [ "$(g rev-parse "$c2^{tree}")" = "$(g rev-parse "$c^{tree}")" ] &&
+	[ "$(g rev-parse "$c2^")" = "$(g rev-parse patched)" ] &&
+	pass "an edit of fork.c: the same hybrid tree, on the new patched" ||
+	fail "an edit of fork.c: the same hybrid tree, on the new patched" "got '$c2' after '$c'"
+sed -i 's/ yes$/ no/' "$T/.git/clone3-base-build-tree"
+echo 'int edit2;' >>"$T/kernel/fork.c"
+g commit -q -am "edit fork.c again"
+g branch -q -f patched
+c3=$(scripts/variant-build.sh --base-commit "$T")
+[ -z "$c3" ] && pass "the answer for the hybrid's tree is taken from its note" ||
+	fail "the answer for the hybrid's tree is taken from its note" "got '$c3': searched again"
+sed -i 's/ no$/ yes/' "$T/.git/clone3-base-build-tree"
 
 # The patched branch moves: the flag is now used in mm/ too.
 echo 'int mm_flag = CLONE_CLEAR_SIGHAND;' >>"$T/mm/mm.c"

@@ -38,6 +38,14 @@ toy() {
 	g branch -q patched
 }
 
+# on_patched FILE LINE MESSAGE: LINE appended to FILE in a new commit,
+# which patched then points to.
+on_patched() {
+	echo "$2" >>"$T/$1"
+	g commit -q -am "$3"
+	g branch -q -f patched
+}
+
 toy fork-only
 c=$(scripts/variant-build.sh --base-commit "$T")
 if [ -n "$c" ] &&
@@ -55,27 +63,21 @@ fi
 # was: the answer is taken by that tree, without a search, and the commit
 # sits on the new patched.  (A "no" written into that note is believed:
 # the proof that no search ran.)
-echo 'int edit;' >>"$T/kernel/fork.c"
-g commit -q -am "edit fork.c"
-g branch -q -f patched
+on_patched kernel/fork.c 'int edit;' "edit fork.c"
 c2=$(scripts/variant-build.sh --base-commit "$T")
 [ -n "$c2" ] && [ "$c2" != "$c" ] && [ "$(g rev-parse "$c2^{tree}")" = "$(g rev-parse "$c^{tree}")" ] &&
 	[ "$(g rev-parse "$c2^")" = "$(g rev-parse patched)" ] &&
 	pass "an edit of fork.c: the same hybrid tree, on the new patched" ||
 	fail "an edit of fork.c: the same hybrid tree, on the new patched" "got '$c2' after '$c'"
 sed -i 's/ yes$/ no/' "$T/.git/clone3-base-build-tree"
-echo 'int edit2;' >>"$T/kernel/fork.c"
-g commit -q -am "edit fork.c again"
-g branch -q -f patched
+on_patched kernel/fork.c 'int edit2;' "edit fork.c again"
 c3=$(scripts/variant-build.sh --base-commit "$T")
 [ -z "$c3" ] && pass "the answer for the hybrid's tree is taken from its note" ||
 	fail "the answer for the hybrid's tree is taken from its note" "got '$c3': searched again"
 sed -i 's/ no$/ yes/' "$T/.git/clone3-base-build-tree"
 
 # The patched branch moves: the flag is now used in mm/ too.
-echo 'int mm_flag = CLONE_CLEAR_SIGHAND;' >>"$T/mm/mm.c"
-g commit -q -am "use the flag in mm"
-g branch -q -f patched
+on_patched mm/mm.c 'int mm_flag = CLONE_CLEAR_SIGHAND;' "use the flag in mm"
 c=$(scripts/variant-build.sh --base-commit "$T")
 [ -z "$c" ] && pass "a moved patched branch is asked again: flag used elsewhere, no hybrid" ||
 	fail "a moved patched branch is asked again: flag used elsewhere, no hybrid" "got '$c'"
@@ -84,17 +86,13 @@ grep -q ' -$' "$T/.git/clone3-base-build-commit" &&
 	fail "'no hybrid' is cached too" "$(cat "$T/.git/clone3-base-build-commit" 2>&1)"
 
 toy more-files
-echo 'int more;' >>"$T/mm/mm.c"
-g commit -q -am "touch mm"
-g branch -q -f patched
+on_patched mm/mm.c 'int more;' "touch mm"
 c=$(scripts/variant-build.sh --base-commit "$T")
 [ -z "$c" ] && pass "series changes a third file: no hybrid" ||
 	fail "series changes a third file: no hybrid" "got '$c'"
 
 toy not-a-define
-echo 'struct clone_new { int x; };' >>"$T/include/uapi/linux/sched.h"
-g commit -q -am "a struct in sched.h"
-g branch -q -f patched
+on_patched include/uapi/linux/sched.h 'struct clone_new { int x; };' "a struct in sched.h"
 c=$(scripts/variant-build.sh --base-commit "$T")
 [ -z "$c" ] && pass "series changes sched.h beyond #defines: no hybrid" ||
 	fail "series changes sched.h beyond #defines: no hybrid" "got '$c'"

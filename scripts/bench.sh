@@ -150,8 +150,16 @@ done
 cp "${all[0]}" "$WORK/bench-mutants-first/"
 cp "${all[@]:1:$BENCH_MUTANTS}" "$WORK/bench-mutants-further/"
 n_arches=$(echo $ARCHES | wc -w)
+# Each mutant is measured as a new one: an earlier bench (or make
+# mutants) may have kept its kernels, boots and fork.c object, which
+# would make the figure that of a rerun.  The kept images of the patched
+# builds are dropped (a cache: the next gate relinks), and the mutants
+# run with REBOOT=1 and ccache off.
+for a in $ARCHES; do
+	rm -rf "$(kbuild_dir "$a" patched)/.clone3-images"
+done
 run_mutants() {
-	MUTANTS_DIR=$1 "$S/mutants.sh" || [ $? = 1 ]
+	MUTANTS_DIR=$1 REBOOT=1 CCACHE_DISABLE=1 "$S/mutants.sh" || [ $? = 1 ]
 }
 timed mutant_first run_mutants "$WORK/bench-mutants-first"
 timed mutants_further run_mutants "$WORK/bench-mutants-further"

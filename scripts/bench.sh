@@ -87,7 +87,7 @@ fi
 # that base stays as it was (its kernels are neither built nor booted
 # again) and the patched kernels must be; the patched branch comes back
 # after the measurement.  Measured for ARCHES and, when those are more,
-# for the three 64-bit arches the first target was set for.
+# for the 64-bit arches the first target was set for.
 orig=$(git -C "$TREE" rev-parse patched)
 trap 'git -C "$TREE" update-ref refs/heads/patched "$orig"; "$S/checkout-variant.sh" patched >/dev/null 2>&1 || true' EXIT
 # warm NAME ARCHES: one edit, then the gate on ARCHES, timed as NAME.
@@ -106,7 +106,15 @@ warm() {
 	git -C "$TREE" update-ref refs/heads/patched "$edit"
 	ARCHES=$2 timed "$1" "$S/gate.sh"
 }
-WARM64="x86_64 arm64 riscv64"
+# The 64-bit arches: those whose compiler defines __LP64__ (the toolchain
+# says it; no list of names here).
+WARM64=$(for a in $DEFAULT_ARCHES; do
+	(
+		load_arch "$a"
+		"${CROSS_COMPILE}gcc" -dM -E - </dev/null | grep -q '__LP64__' && echo "$a"
+	) || true
+done | tr '\n' ' ')
+WARM64=${WARM64% }
 warm gate_warm "$ARCHES"
 [ "$(echo $ARCHES)" = "$WARM64" ] || [ "$(echo $ARCHES | wc -w)" -le 3 ] ||
 	warm gate_warm64 "$WARM64"

@@ -126,7 +126,8 @@ fi
 # patched: the series, or your commits on top of it, which are kept: the
 # edit-to-verdict loop is a commit on patched and `make gate`, then `make
 # series KERNEL_REF=patched`.  A patched that is not on top of the series
-# (the series changed) is set to it; the old one stays as patched-old.
+# (the series changed) is set to it; the old one stays as branch
+# patched-old-<its short id>, so that an earlier one is never overwritten.
 cur=$(git -C "$TREE" rev-parse -q --verify patched || true)
 if [ -z "$cur" ] || [ "$cur" = "$series" ]; then
 	git -C "$TREE" update-ref refs/heads/patched "$series"
@@ -134,10 +135,11 @@ elif git -C "$TREE" merge-base --is-ancestor "$series" "$cur"; then
 	echo "tree: patched has $(git -C "$TREE" rev-list --count "$series..$cur") commit(s) of yours" \
 		"on top of the series: kept (make series KERNEL_REF=patched writes them into patches/)"
 else
-	git -C "$TREE" update-ref refs/heads/patched-old "$cur"
+	old=patched-old-$(git -C "$TREE" rev-parse --short=12 "$cur")
+	git -C "$TREE" update-ref "refs/heads/$old" "$cur"
 	git -C "$TREE" update-ref refs/heads/patched "$series"
-	echo "tree: patched ($(git -C "$TREE" rev-parse --short "$cur")) was not on top of the" \
-		"series; it is now the series, the old one is branch patched-old"
+	echo "tree: patched was not on top of the series; it is now the series," \
+		"the old one is branch $old"
 fi
 
 echo "tree: $TREE upstream=$(git -C "$TREE" rev-parse --short upstream)" \

@@ -25,14 +25,17 @@ expect "prepare-tree with a commit on top of the series" 0 scripts/prepare-tree.
 expect_output "prepare-tree says it keeps your commit" "patched has 1 commit\(s\) of yours"
 [ "$(git -C "$TREE" rev-parse patched)" = "$mine" ] && pass "patched keeps your commit" ||
 	fail "patched keeps your commit" "patched is $(git -C "$TREE" rev-parse patched)"
-git -C "$TREE" update-ref refs/heads/patched "$(git -C "$TREE" rev-parse base)"
+off=$(git -C "$TREE" rev-parse base)
+old=patched-old-$(git -C "$TREE" rev-parse --short=12 "$off")
+git -C "$TREE" update-ref refs/heads/patched "$off"
 expect "prepare-tree with patched off the series" 0 scripts/prepare-tree.sh
+expect_output "prepare-tree names the branch it kept" "the old one is branch $old"
 [ "$(git -C "$TREE" rev-parse patched)" = "$series" ] &&
-	[ "$(git -C "$TREE" rev-parse patched-old)" = "$(git -C "$TREE" rev-parse base)" ] &&
-	pass "patched off the series is set to it, the old one is patched-old" ||
-	fail "patched off the series is set to it, the old one is patched-old" \
-		"patched $(git -C "$TREE" rev-parse patched), patched-old $(git -C "$TREE" rev-parse patched-old)"
-git -C "$TREE" branch -q -D patched-old
+	[ "$(git -C "$TREE" rev-parse -q --verify "$old")" = "$off" ] &&
+	pass "patched off the series is set to it, the old one is kept by its id" ||
+	fail "patched off the series is set to it, the old one is kept by its id" \
+		"patched $(git -C "$TREE" rev-parse patched), $old $(git -C "$TREE" rev-parse -q --verify "$old")"
+git -C "$TREE" branch -q -D "$old"
 
 grep -q '^base-commit: ' patches/0000-cover-letter.patch &&
 	pass "cover letter has a base-commit line" ||

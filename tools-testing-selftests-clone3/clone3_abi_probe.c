@@ -138,6 +138,8 @@ static struct ksigaction want[KSIG_MAX];	/* R as we set it */
 static unsigned long long alt_stack[ALT_STACK / 8];
 static unsigned long long argbuf_words[(2 * 65536 + 64) / 8];
 static unsigned char *const argbuf = (unsigned char *)argbuf_words;
+/* How much of argbuf the last call wrote: what the next one clears. */
+static size_t argbuf_dirty = sizeof(argbuf_words);
 static long page_size;
 static int closed_fd;
 static int pidfd_out;
@@ -575,7 +577,12 @@ static void fill_args(const struct input *in, size_t size, char *stack)
 	struct clone3_args *args = (struct clone3_args *)argbuf;
 	size_t junk;
 
-	memset(argbuf, 0, sizeof(argbuf_words));
+	/*
+	 * Clearing only what the last call wrote, not the whole 128 KiB,
+	 * saves a page fault per page after every fork (copy on write).
+	 */
+	memset(argbuf, 0, argbuf_dirty);
+	argbuf_dirty = CLONE_ARGS_SIZE_VER2;
 	args->flags = in->flags;
 	args->exit_signal = in->exit_signal;
 	args->pidfd = (uintptr_t)&pidfd_out;
@@ -621,6 +628,8 @@ static void fill_args(const struct input *in, size_t size, char *stack)
 	else
 		junk = size - 8;
 	memset(argbuf + junk, 0xa5, 8);
+	if (junk + 8 > argbuf_dirty)
+		argbuf_dirty = junk + 8;
 }
 
 static bool print_line(struct line *l)

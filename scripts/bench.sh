@@ -70,7 +70,7 @@ else
 	"$S/prepare-tree.sh" >>"$LOG" 2>&1
 fi
 "$S/checkout-variant.sh" patched >/dev/null
-KUNIT="python3 $TREE/tools/testing/kunit/kunit.py run --arch=x86_64 --build_dir=$WORK/kunit --jobs=$(nproc)"
+KUNIT="$PYTHON3 $TREE/tools/testing/kunit/kunit.py run --arch=x86_64 --build_dir=$WORK/kunit --jobs=$(nproc)"
 
 rm -rf "$WORK/kunit"
 timed kunit_cold $KUNIT
@@ -135,7 +135,7 @@ for a in $ARCHES; do
 			$words >>"$LOG" 2>&1
 		(
 			load_arch "$a"
-			python3 "$S/ktap-report.py" --log "$WORK/boot-bench-$a.log" --variant bench \
+			"$PYTHON3" "$S/ktap-report.py" --log "$WORK/boot-bench-$a.log" --variant bench \
 				--arch "$a" --tree "$TREE_NAME" --out-dir "$WORK/bench-boots" \
 				${COMPAT_ABI:+--compat "$COMPAT_ABI"} >>"$LOG"
 		)

@@ -34,7 +34,7 @@ skipped=0
 
 # step NAME COMMAND...: run one step, count what it reports.
 step() {
-	local name=$1 rc p f s line
+	local name=$1 rc p f s line t0=$SECONDS
 	shift
 	echo "== $name: $*"
 	set +e
@@ -59,20 +59,21 @@ step() {
 	fi
 	grep -E '^not ok ' "$LOGS/$name.log" | sed 's/^/  /' || true
 	tail -n 2 "$LOGS/$name.log" | sed 's/^/  | /'
-	echo "   $name: $p passed, $f failed, $s skipped (exit $rc; log $LOGS/$name.log)"
+	echo "   $name: $p passed, $f failed, $s skipped (exit $rc; $((SECONDS - t0)) s; log $LOGS/$name.log)"
 	passed=$((passed + p))
 	failed=$((failed + f))
 	skipped=$((skipped + s))
 }
 
 # The fast part: nothing here needs a kernel tree.
-for t in tests/test_*.py tests/test-base-build.sh; do
-	step "$(basename "${t%.*}")" "$t"
+for t in tests/test_*.py; do
+	step "$(basename "${t%.*}")" "$PYTHON3" "$t"
 done
+step test-base-build tests/test-base-build.sh
 need_cmd shellcheck shellcheck
 step shellcheck shellcheck -x -S warning .ci/run scripts/*.sh tests/*.sh
 need_packages python3-flake8
-step flake8 /usr/bin/python3 -m flake8 scripts tests
+step flake8 "$PYTHON3" -m flake8 scripts tests
 if [ "$MODE" = fast ]; then
 	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" -eq 0 ]

@@ -38,12 +38,12 @@ echo "gate: builds and boots done in $(($(date +%s) - start)) s"
 rows=$(for a in $ARCHES; do arch_rows "$a"; done | tr '\n' ' ')
 write_results_meta gate "$rows" "base patched"
 rc=0
-python3 "$S/summarize.py" --results "$RESULTS" --mode gate --tree "$TREE_NAME" --arches "$rows" || rc=$?
+"$PYTHON3" "$S/summarize.py" --results "$RESULTS" --mode gate --tree "$TREE_NAME" --arches "$rows" || rc=$?
 [ "$failed" = 0 ] || [ "$rc" = 1 ] || rc=2
 # The ABI diff, base -> patched, against the declared change: every row.
 abi=0
 rm -f "$RESULTS/abi-diff.md"
-python3 "$S/abi_diff.py" --declared "$ROOT/patches/abi-change" --results "$RESULTS" --rows "$rows" >/dev/null || abi=$?
+"$PYTHON3" "$S/abi_diff.py" --declared "$ROOT/patches/abi-change" --results "$RESULTS" --rows "$rows" >/dev/null || abi=$?
 echo "gate: $(tail -1 "$RESULTS/abi-diff.md" 2>/dev/null || echo "abi-diff: failed ($abi)") (table: $RESULTS/abi-diff.md)"
 [ "$rc" != 0 ] || rc=$abi
 exit "$rc"

@@ -7,6 +7,14 @@ die() {
 	exit 2
 }
 
+# The Python that runs our scripts (standard library only): that of
+# Debian's python3 package, the one the gate installs, rather than
+# whatever comes first in PATH; a version manager's shim there (pyenv's
+# costs 0.3 s a call on this machine) would be paid on every boot's
+# report.  PYTHON3 chooses another.
+PYTHON3=${PYTHON3:-python3}
+[ "$PYTHON3" != python3 ] || [ ! -x /usr/bin/python3 ] || PYTHON3=/usr/bin/python3
+
 # The gate's paths, made here and nowhere else.  From the environment:
 # KERNEL (the tree: a directory of trees/, default 6.1), KSRC (a kernel
 # tree of the user's, which replaces KERNEL) and WORK (the work
@@ -264,7 +272,7 @@ check_gate_env() {
 	fuzz_budget >/dev/null
 	gate_paths
 	export ARCHES JOBS ACCEL V REBOOT
-	need_cmd python3 python3
+	need_cmd "$PYTHON3" python3
 	need_cmd git git
 	need_cmd make make
 	need_cmd flock util-linux
@@ -342,7 +350,7 @@ write_results_meta() {
 	root=$(repo_root)
 	suite=$(git -C "$root" rev-parse -q --verify HEAD:tools-testing-selftests-clone3 2>/dev/null || echo unknown)
 	project=$(git -C "$root" rev-parse -q --verify HEAD 2>/dev/null || echo unknown)
-	python3 "$root/scripts/results_meta.py" --results "$RESULTS" --mode "$1" \
+	"$PYTHON3" "$root/scripts/results_meta.py" --results "$RESULTS" --mode "$1" \
 		--tree "$TREE_NAME" --rows "$2" --variants "$3" \
 		--series "$(git -C "$TREE" rev-parse patched)" --suite "$suite" --project "$project"
 }

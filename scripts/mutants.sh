@@ -60,7 +60,7 @@ for patch in "${MUTANTS[@]}"; do
 			{ echo "gate: mutant $name does not apply on patched:"; cat "$err"; } >"$log"
 			(
 				load_arch "$arch"
-				python3 "$S/ktap-report.py" --log "$log" --variant "$variant" \
+				"$PYTHON3" "$S/ktap-report.py" --log "$log" --variant "$variant" \
 					--arch "$arch" --tree "$TREE_NAME" --out-dir "$(results_dir "$variant")" \
 					${COMPAT_ABI:+--compat "$COMPAT_ABI"} >/dev/null
 			)
@@ -77,6 +77,6 @@ rm -f "$RESULTS/.apply-err"
 rows=$(for a in $ARCHES; do arch_rows "$a"; done | tr '\n' ' ')
 write_results_meta mutants "$rows" "${variants[*]}"
 # abi-diff kills too: base -> mutant against patches/abi-change.
-python3 "$S/summarize.py" --results "$RESULTS" --mode mutants --tree "$TREE_NAME" \
+"$PYTHON3" "$S/summarize.py" --results "$RESULTS" --mode mutants --tree "$TREE_NAME" \
 	--arches "$rows" --variants "${variants[*]}" --mutants-dir "$MUTANTS_DIR" \
 	--abi-declared "$ROOT/patches/abi-change"

@@ -32,7 +32,7 @@ MODE=${MODE:-gate}
 case $MODE in gate | mutants) ;; *) die "MODE=$MODE: use gate or mutants" ;; esac
 OUT=${OUT:-build/report}
 case $OUT in /*) ;; *) OUT=$ROOT/$OUT ;; esac
-need_cmd python3 python3
+need_cmd "$PYTHON3" python3
 for d in "$@"; do
 	[ -d "$d" ] || die "RESULTS: no results directory at $d"
 done
@@ -71,4 +71,4 @@ if [ "$MODE" = mutants ]; then
 	case $MUTANTS_DIR in /*) ;; *) MUTANTS_DIR=$ROOT/$MUTANTS_DIR ;; esac
 	args+=(--mutants-dir "$MUTANTS_DIR")
 fi
-exec python3 "$ROOT/scripts/summarize.py" "${args[@]}"
+exec "$PYTHON3" "$ROOT/scripts/summarize.py" "${args[@]}"

@@ -40,7 +40,7 @@ esac
 [[ $VARIANT =~ ^[A-Za-z0-9_.+-]+$ ]] || die "variant '$VARIANT': use letters, digits, _.+-"
 [ -z "$COMMIT" ] || [ "${VARIANT#mutant-}" != "$VARIANT" ] ||
 	die "COMMIT is only for mutant-* variants ($VARIANT has its own branch)"
-need_cmd python3 python3
+need_cmd "$PYTHON3" python3
 # The guest's command line, now: a bad budget stops the run before a build.
 words=$(guest_args "$ARCH")
 
@@ -73,7 +73,7 @@ rm -f "$where"
 head=$(git -C "$src" rev-parse --short HEAD)
 
 report() {
-	python3 "$S/ktap-report.py" --log "$scratch" --variant "$VARIANT" \
+	"$PYTHON3" "$S/ktap-report.py" --log "$scratch" --variant "$VARIANT" \
 		--arch "$ARCH" --tree "$TREE_NAME" --out-dir "$(results_dir "$VARIANT")" \
 		${COMPAT_ABI:+--compat "$COMPAT_ABI"} "$@"
 }

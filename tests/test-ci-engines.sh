@@ -120,13 +120,13 @@ for j in "$J1" "$J2"; do
 	a=${j#*,}
 	a=${a%]}
 	m=$(find "$STATE/artifacts" -path "*/shards/gate-6.1-$a/meta.json" | head -1)
-	[ -n "$m" ] && python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); sys.exit(not (m["tree"] == "6.1" and len(m["results"]) == 2 * len(m["rows"]) and not any(v.startswith("/") for v in m["results"])))' "$m" &&
+	[ -n "$m" ] && "$PYTHON3" -c 'import json,sys; m=json.load(open(sys.argv[1])); sys.exit(not (m["tree"] == "6.1" and len(m["results"]) == 2 * len(m["rows"]) and not any(v.startswith("/") for v in m["results"])))' "$m" &&
 		pass "gitlab: shard $a's artifact holds its meta.json and results" ||
 		fail "gitlab: shard $a's artifact holds its meta.json and results" "${m:-no meta.json in the artifacts}"
 done
 if [ -f "$ART/junit.xml" ]; then
 	# base's flag tests fail there by design: patched must have none
-	python3 - "$ART/junit.xml" "$A1" "$A2" >"$T/junit.txt" <<'EOF' && pass "gitlab: merged JUnit holds both shards, patched without failure" ||
+	"$PYTHON3" - "$ART/junit.xml" "$A1" "$A2" >"$T/junit.txt" <<'EOF' && pass "gitlab: merged JUnit holds both shards, patched without failure" ||
 import sys
 import xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
@@ -147,7 +147,7 @@ else
 fi
 # The same rows as one run: the results the shards left in WORK.
 cp -a "$RESULTS" "$T/one"
-python3 scripts/summarize.py --results "$T/one" --mode gate --tree 6.1 --arches "$rows" >"$T/one.txt" 2>&1 || true
+"$PYTHON3" scripts/summarize.py --results "$T/one" --mode gate --tree 6.1 --arches "$rows" >"$T/one.txt" 2>&1 || true
 if [ -f "$ART/summary.md" ] && diff <(grep '^|' "$T/one.txt") <(grep '^|' "$ART/summary.md") >/dev/null &&
 	[ "$(tail -1 "$T/one.txt")" = "$(tail -1 "$ART/summary.md")" ]; then
 	pass "gitlab: the merged table and verdict are those of one run over the same rows"
@@ -155,7 +155,7 @@ else
 	fail "gitlab: the merged table and verdict are those of one run over the same rows" \
 		"$(diff <(grep '^|' "$T/one.txt") <(grep '^|' "$ART/summary.md" 2>/dev/null) | head -3 | tr '\n' ' ')"
 fi
-python3 -c 'import sys,xml.etree.ElementTree as ET
+"$PYTHON3" -c 'import sys,xml.etree.ElementTree as ET
 a, b = (ET.parse(f).getroot() for f in sys.argv[1:])
 key = lambda r: (r.get("tests"), r.get("failures"), r.get("errors"), [s.get("name") for s in r.findall("testsuite")])
 sys.exit(key(a) != key(b))' "$T/one/junit.xml" "$ART/junit.xml" 2>/dev/null &&
@@ -173,7 +173,7 @@ expect_output "gitlab: the shard exits 1 (gate.sh's code kept)" "gate: \[6.1,$A2
 expect_output "gitlab: the report exits 1" "report +finished in .* FAIL 1"
 expect_output "gitlab: the report names the panic" "UNEXPECTED: .*panic"
 expect_output "gitlab: the other shard still holds" "^report +> \| base \| as expected"
-python3 -c 'import sys,xml.etree.ElementTree as ET; r=ET.parse(sys.argv[1]).getroot(); sys.exit(int(r.get("errors")) + int(r.get("failures")) == 0)' "$ART/junit.xml" 2>/dev/null &&
+"$PYTHON3" -c 'import sys,xml.etree.ElementTree as ET; r=ET.parse(sys.argv[1]).getroot(); sys.exit(int(r.get("errors")) + int(r.get("failures")) == 0)' "$ART/junit.xml" 2>/dev/null &&
 	pass "gitlab: the merged JUnit reports the failure" ||
 	fail "gitlab: the merged JUnit reports the failure" "no failure or error in $ART/junit.xml"
 # a shard that never ran (bad setting: exit 2, no artifact) is missing

@@ -34,7 +34,7 @@ no_qemu_for() {
 
 # json_field FILE KEY: one top-level string field of a result.
 json_field() {
-	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
+	"$PYTHON3" -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
 }
 
 # fault NAME KNOB BOOT_STATUS REASON_PATTERN [TIMED_OUT]
@@ -51,7 +51,7 @@ fault() {
 	no_qemu_for "$D/$name" && pass "$name: no QEMU left" ||
 		fail "$name: no QEMU left" "$(pgrep -af "qemu-system.*$D/$name")"
 	[ "$rc" != 3 ] || opt=(--timed-out)
-	python3 scripts/ktap-report.py --log "$D/$name.log" --variant fault-$name \
+	"$PYTHON3" scripts/ktap-report.py --log "$D/$name.log" --variant fault-$name \
 		--arch $A --out-dir "$D/results" "${opt[@]}" >/dev/null
 	local j=$D/results/$A.json status reason
 	status=$(json_field "$j" status)
@@ -73,7 +73,7 @@ fault cut cut 0 'no CLONE3-GATE-END marker: document cut off'
 good=$(results_dir patched)/$A.log
 if [ -f "$good" ]; then
 	awk '/^ok 2 / && !done { done = 1; next } { print }' "$good" >"$D/mismatch.log"
-	python3 scripts/ktap-report.py --log "$D/mismatch.log" --variant fault-mismatch \
+	"$PYTHON3" scripts/ktap-report.py --log "$D/mismatch.log" --variant fault-mismatch \
 		--arch $A --out-dir "$D/results-mismatch" >/dev/null
 	st=$(json_field "$D/results-mismatch/$A.json" status)
 	[ "$st" = error ] && pass "plan mismatch: verdict is error" ||
@@ -128,7 +128,7 @@ bad "no arm64 QEMU" "apt-get install qemu-system-arm" \
 
 # Interrupted runs.  result_ok: every result there is whole JSON.
 results_whole() {
-	python3 - "$WORK/results" <<'PY'
+	"$PYTHON3" - "$WORK/results" <<'PY'
 import glob, json, sys
 for p in glob.glob(sys.argv[1] + '/*/*.json'):
     json.load(open(p))

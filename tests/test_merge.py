@@ -23,9 +23,14 @@ sys.path.insert(0, HERE)
 import taprunner  # noqa: E402
 
 SCRIPTS = os.path.join(os.path.dirname(HERE), 'scripts')
-REPORT = os.path.join(SCRIPTS, 'ktap-report.py')
-SUMMARIZE = os.path.join(SCRIPTS, 'summarize.py')
-META = os.path.join(SCRIPTS, 'results_meta.py')
+# Our scripts run under the tests' own interpreter, not through a
+# shim that may come first in PATH (pyenv's costs 0.3 s a call).
+REPORT = [sys.executable,
+          os.path.join(SCRIPTS, 'ktap-report.py')]
+SUMMARIZE = [sys.executable,
+             os.path.join(SCRIPTS, 'summarize.py')]
+META = [sys.executable,
+        os.path.join(SCRIPTS, 'results_meta.py')]
 DATA = os.path.join(HERE, 'data')
 ROWS = ['x86_64', 'x86_64-ia32', 'arm64']
 IDS = ['--series', 'aaaa111', '--suite', 'bbbb222', '--project', 'cccc333']
@@ -68,7 +73,7 @@ def report(results, variant, arch, log=None, tree='6.1'):
     if key not in REPORTS:
         out = os.path.join(CACHE, 'r%d' % len(REPORTS))
         subprocess.run(
-            [REPORT, '--log', log, '--variant', variant, '--arch', arch,
+            [*REPORT, '--log', log, '--variant', variant, '--arch', arch,
              '--compat', 'ia32', '--tree', tree, '--out-dir', out],
             check=True, capture_output=True)
         REPORTS[key] = out
@@ -102,13 +107,13 @@ class MergeTest(unittest.TestCase):
 
     def write_meta(self, results, rows, ids=IDS, tree='6.1'):
         proc = subprocess.run(
-            [META, '--results', results, '--tree', tree, '--mode', 'gate',
+            [*META, '--results', results, '--tree', tree, '--mode', 'gate',
              '--rows', ' '.join(rows), '--variants', 'base patched'] + ids,
             capture_output=True, text=True, check=False)
         self.assertEqual(proc.returncode, 0, proc.stderr)
 
     def summarize(self, *args):
-        return subprocess.run([SUMMARIZE, '--mode', 'gate'] + list(args),
+        return subprocess.run([*SUMMARIZE, '--mode', 'gate'] + list(args),
                               capture_output=True, text=True, check=False)
 
     def merge(self, *dirs, rows=None):
@@ -371,13 +376,13 @@ class MergeTest(unittest.TestCase):
             out = os.path.join(CACHE, 'm-' + arch)
             if not os.path.isdir(out):
                 subprocess.run(
-                    [REPORT, '--log', self.logs['base'], '--variant',
+                    [*REPORT, '--log', self.logs['base'], '--variant',
                      'mutant-x', '--arch', arch, '--compat', 'ia32',
                      '--tree', '6.1', '--out-dir', out],
                     check=True, capture_output=True)
             shutil.copytree(out, os.path.join(results, 'mutant-x'))
             proc = subprocess.run(
-                [META, '--results', results, '--tree', '6.1', '--mode',
+                [*META, '--results', results, '--tree', '6.1', '--mode',
                  'mutants', '--rows', '%s %s-ia32' % (arch, arch),
                  '--variants', 'mutant-x'] + IDS,
                 capture_output=True, text=True, check=False)
@@ -386,7 +391,7 @@ class MergeTest(unittest.TestCase):
 
         def merge(*dirs):
             return subprocess.run(
-                [SUMMARIZE, '--mode', 'mutants', '--merge', *dirs, '--out',
+                [*SUMMARIZE, '--mode', 'mutants', '--merge', *dirs, '--out',
                  os.path.join(self.tmp, 'mout'), '--expect-rows',
                  ' '.join(self.all_rows), '--mutants-dir', mdir],
                 capture_output=True, text=True, check=False)
@@ -414,7 +419,7 @@ class MergeTest(unittest.TestCase):
                           '--rows', '', '--variants', 'base'] + IDS,
                      ['--results', a, '--mode', 'gate', '--tree', 'a/b',
                       '--rows', 'x', '--variants', 'base'] + IDS):
-            proc = subprocess.run([META] + args, capture_output=True,
+            proc = subprocess.run(META + args, capture_output=True,
                                   text=True, check=False)
             self.assertEqual(proc.returncode, 2, args)
 

@@ -21,9 +21,14 @@ sys.path.insert(0, HERE)
 import taprunner  # noqa: E402
 
 SCRIPTS = os.path.join(os.path.dirname(HERE), 'scripts')
-SUMMARIZE = os.path.join(SCRIPTS, 'summarize.py')
-META = os.path.join(SCRIPTS, 'results_meta.py')
-REPORT = os.path.join(SCRIPTS, 'ktap-report.py')
+# Our scripts run under the tests' own interpreter, not through a
+# shim that may come first in PATH (pyenv's costs 0.3 s a call).
+SUMMARIZE = [sys.executable,
+             os.path.join(SCRIPTS, 'summarize.py')]
+META = [sys.executable,
+        os.path.join(SCRIPTS, 'results_meta.py')]
+REPORT = [sys.executable,
+          os.path.join(SCRIPTS, 'ktap-report.py')]
 sys.path.insert(0, SCRIPTS)
 from gate_results import needs_flag  # noqa: E402
 
@@ -70,7 +75,7 @@ class SummarizeTest(unittest.TestCase):
 
     def summarize(self, mode, *extra, arches='x86_64 arm64'):
         proc = subprocess.run(
-            [SUMMARIZE, '--results', self.results, '--mode', mode,
+            [*SUMMARIZE, '--results', self.results, '--mode', mode,
              '--arches', arches, '--mutants-dir', self.mutants] +
             list(extra), capture_output=True, text=True, check=False)
         return proc
@@ -263,10 +268,8 @@ class SummarizeTest(unittest.TestCase):
         self.assertEqual(proc.stdout.splitlines()[-1], '2 passed, 2 failed')
 
     def test_real_base_and_patched_logs_meet_the_expectations(self):
-        report = os.path.join(os.path.dirname(HERE), 'scripts',
-                              'ktap-report.py')
         for variant in ('base', 'patched'):
-            subprocess.run([report, '--log', os.path.join(
+            subprocess.run([*REPORT, '--log', os.path.join(
                 HERE, 'data', 'qemu-x86_64-%s.log' % variant),
                 '--variant', variant, '--arch', 'x86_64', '--out-dir',
                 os.path.join(self.results, variant)],
@@ -410,7 +413,7 @@ class SummarizeTest(unittest.TestCase):
              '--mutants-dir', self.mutants],
         ]
         for args in cases:
-            proc = subprocess.run([SUMMARIZE] + args, capture_output=True,
+            proc = subprocess.run(SUMMARIZE + args, capture_output=True,
                                   text=True, check=False)
             self.assertEqual(proc.returncode, 2, args)
             self.assertIn('usage', proc.stderr)

@@ -13,7 +13,7 @@
 #
 # Environment: KERNEL, KSRC, WORK (gate_paths), JOBS, V, ACCEL,
 # REBOOT (1: boot even when an identical boot was kept), BOOT_TIMEOUT,
-# CLONE3_FUZZ_SECONDS (the fuzzer's budget in the guest, default 1, split
+# CLONE3_FUZZ_SECONDS (the fuzzer's budget in the guest, default 0.5, split
 # between its documents: guest_args), and BOOT_ARGS: more KEY=VALUE words
 # for init (e.g. CLONE3_GATE_FAULT=hang).
 # Exit: 0 results written (whatever they say), 2 usage or environment,

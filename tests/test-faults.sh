@@ -198,7 +198,7 @@ expect "boot reuse: a repeated gate passes" 0 env ARCHES=$A scripts/gate.sh
 reused 2 "boot reuse: base and patched read again"
 expect "boot reuse: REBOOT=1 boots" 0 env ARCHES=$A REBOOT=1 scripts/gate.sh
 reused 0 "boot reuse: REBOOT=1 reads nothing again"
-expect "boot reuse: another fuzzer budget boots" 0 env ARCHES=$A CLONE3_FUZZ_SECONDS=0.5 scripts/gate.sh
+expect "boot reuse: another fuzzer budget boots" 0 env ARCHES=$A CLONE3_FUZZ_SECONDS=0.25 scripts/gate.sh
 reused 0 "boot reuse: another command line reads nothing again"
 
 # Bad mutants, each an error or a result of its own while the rest of the

@@ -58,7 +58,7 @@ timed() {
 }
 
 ratio() {
-	echo "scale=2; $1 / $2" | bc
+	printf '%.2f' "$(echo "scale=4; $1 / $2" | bc)"
 }
 
 if [ "$BENCH_COLD" = 1 ]; then

@@ -5,7 +5,7 @@
 # write the guest's serial console to LOG.  KEY=VALUE arguments go on the
 # kernel command line; the kernel hands them to init as its environment.
 #
-#   console=<arch console> panic=-1 oops=panic quiet rdinit=/init KEY=VALUE...
+#   console=<arch console> panic=-1 oops=panic quiet rdinit=/init <arch CMDLINE> KEY=VALUE...
 #
 # QEMU runs in its own session with -no-reboot, so the guest's reboot (or a
 # panic, with panic=-1) ends it.  A guest that hangs is stopped when its
@@ -57,7 +57,7 @@ args=(-machine "$MACHINE" -cpu "$CPU" -m "$MEM" -accel "$ACCEL"
 	-nodefaults -no-user-config -display none -nic none -no-reboot
 	-serial "file:$LOG.partial"
 	-kernel "$KERNEL" -initrd "$INITRD"
-	-append "console=$CONSOLE panic=-1 oops=panic quiet rdinit=/init $*")
+	-append "console=$CONSOLE panic=-1 oops=panic quiet rdinit=/init $CMDLINE $*")
 [ -z "$BIOS" ] || args+=(-bios "$BIOS")
 # shellcheck disable=SC2206 # extra arguments are words by design
 [ -z "$QEMU_ARGS" ] || args+=($QEMU_ARGS)

@@ -24,10 +24,7 @@ sys.path.insert(0, HERE)
 import taprunner  # noqa: E402
 
 REPO = os.path.dirname(HERE)
-# Our scripts run under the tests' own interpreter, not through a
-# shim that may come first in PATH (pyenv's costs 0.3 s a call).
-REPORT = [sys.executable,
-          os.path.join(REPO, 'scripts', 'ktap-report.py')]
+REPORT = taprunner.script('ktap-report.py')
 INIT = None
 BUILD = None
 

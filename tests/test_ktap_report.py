@@ -21,10 +21,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, HERE)
 import taprunner  # noqa: E402
 
-# Our scripts run under the tests' own interpreter, not through a
-# shim that may come first in PATH (pyenv's costs 0.3 s a call).
-REPORT = [sys.executable,
-          os.path.join(os.path.dirname(HERE), 'scripts', 'ktap-report.py')]
+REPORT = taprunner.script('ktap-report.py')
 DATA = os.path.join(HERE, 'data')
 OURS = ('clone3_clear_sighand_abi', 'clone3_spawn_test', 'clone3_fuzz')
 

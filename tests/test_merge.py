@@ -22,15 +22,9 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, HERE)
 import taprunner  # noqa: E402
 
-SCRIPTS = os.path.join(os.path.dirname(HERE), 'scripts')
-# Our scripts run under the tests' own interpreter, not through a
-# shim that may come first in PATH (pyenv's costs 0.3 s a call).
-REPORT = [sys.executable,
-          os.path.join(SCRIPTS, 'ktap-report.py')]
-SUMMARIZE = [sys.executable,
-             os.path.join(SCRIPTS, 'summarize.py')]
-META = [sys.executable,
-        os.path.join(SCRIPTS, 'results_meta.py')]
+REPORT = taprunner.script('ktap-report.py')
+SUMMARIZE = taprunner.script('summarize.py')
+META = taprunner.script('results_meta.py')
 DATA = os.path.join(HERE, 'data')
 ROWS = ['x86_64', 'x86_64-ia32', 'arm64']
 IDS = ['--series', 'aaaa111', '--suite', 'bbbb222', '--project', 'cccc333']

@@ -21,14 +21,9 @@ sys.path.insert(0, HERE)
 import taprunner  # noqa: E402
 
 SCRIPTS = os.path.join(os.path.dirname(HERE), 'scripts')
-# Our scripts run under the tests' own interpreter, not through a
-# shim that may come first in PATH (pyenv's costs 0.3 s a call).
-SUMMARIZE = [sys.executable,
-             os.path.join(SCRIPTS, 'summarize.py')]
-META = [sys.executable,
-        os.path.join(SCRIPTS, 'results_meta.py')]
-REPORT = [sys.executable,
-          os.path.join(SCRIPTS, 'ktap-report.py')]
+SUMMARIZE = taprunner.script('summarize.py')
+META = taprunner.script('results_meta.py')
+REPORT = taprunner.script('ktap-report.py')
 sys.path.insert(0, SCRIPTS)
 from gate_results import needs_flag  # noqa: E402
 

@@ -11,9 +11,20 @@ die() {
 # Debian's python3 package, the one the gate installs, rather than
 # whatever comes first in PATH; a version manager's shim there (pyenv's
 # costs 0.3 s a call on this machine) would be paid on every boot's
-# report.  PYTHON3 chooses another.
+# report.  PYTHON3 chooses another (need_python3 checks it).
+PYTHON3_GIVEN=${PYTHON3:-}
 PYTHON3=${PYTHON3:-python3}
-[ "$PYTHON3" != python3 ] || [ ! -x /usr/bin/python3 ] || PYTHON3=/usr/bin/python3
+[ -n "$PYTHON3_GIVEN" ] || [ ! -x /usr/bin/python3 ] || PYTHON3=/usr/bin/python3
+
+# A PYTHON3 the user named must run as it is (nothing is installed for
+# it); the default one is installed when missing.
+need_python3() {
+	if [ -n "$PYTHON3_GIVEN" ]; then
+		command -v "$PYTHON3" >/dev/null 2>&1 || die "PYTHON3=$PYTHON3 is not a command"
+	else
+		need_cmd "$PYTHON3" python3
+	fi
+}
 
 # The gate's paths, made here and nowhere else.  From the environment:
 # KERNEL (the tree: a directory of trees/, default 6.1), KSRC (a kernel
@@ -274,7 +285,7 @@ check_gate_env() {
 	fuzz_budget >/dev/null
 	gate_paths
 	export ARCHES JOBS ACCEL V REBOOT
-	need_cmd "$PYTHON3" python3
+	need_python3
 	need_cmd git git
 	need_cmd make make
 	need_cmd flock util-linux

@@ -32,7 +32,7 @@ MODE=${MODE:-gate}
 case $MODE in gate | mutants) ;; *) die "MODE=$MODE: use gate or mutants" ;; esac
 OUT=${OUT:-build/report}
 case $OUT in /*) ;; *) OUT=$ROOT/$OUT ;; esac
-need_cmd "$PYTHON3" python3
+need_python3
 for d in "$@"; do
 	[ -d "$d" ] || die "RESULTS: no results directory at $d"
 done

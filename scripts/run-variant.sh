@@ -40,7 +40,7 @@ esac
 [[ $VARIANT =~ ^[A-Za-z0-9_.+-]+$ ]] || die "variant '$VARIANT': use letters, digits, _.+-"
 [ -z "$COMMIT" ] || [ "${VARIANT#mutant-}" != "$VARIANT" ] ||
 	die "COMMIT is only for mutant-* variants ($VARIANT has its own branch)"
-need_cmd "$PYTHON3" python3
+need_python3
 # The guest's command line, now: a bad budget stops the run before a build.
 words=$(guest_args "$ARCH")
 

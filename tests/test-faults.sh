@@ -102,6 +102,7 @@ bad "CLONE3_FUZZ_SECONDS=abc" "CLONE3_FUZZ_SECONDS=abc: want a positive number" 
 	CLONE3_FUZZ_SECONDS=abc scripts/gate.sh
 bad "CLONE3_FUZZ_SECONDS=0" "CLONE3_FUZZ_SECONDS=0: want a positive number" \
 	CLONE3_FUZZ_SECONDS=0 scripts/gate.sh
+bad "PYTHON3 missing" "PYTHON3=/nonexistent is not a command" PYTHON3=/nonexistent scripts/gate.sh
 bad "MUTANTS_DIR missing" "MUTANTS_DIR=/nonexistent" MUTANTS_DIR=/nonexistent scripts/mutants.sh
 mkdir -p "$D/empty"
 bad "MUTANTS_DIR empty" "holds no \*.patch" MUTANTS_DIR="$D/empty" scripts/mutants.sh

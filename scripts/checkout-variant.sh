@@ -43,29 +43,36 @@ if [ ! -e "$dir/.git" ]; then
 		die "git worktree add $dir failed"
 fi
 
-# Mode-only changes (e.g. a chmod -R over build/) lose nothing and would
-# block every checkout: give those files their recorded mode back.  chmod
-# keeps mtimes, so kbuild sees nothing new.
-git -C "$dir" diff --raw --no-renames | while IFS=$'\t' read -r meta path; do
-	set -- $meta
-	[ "$1" != "$2" ] || continue
-	case ${1#:}/$2 in
-	100644/100755) echo "644 $path" ;;
-	100755/100644) echo "755 $path" ;;
-	esac
-done | sort | awk '{m=$1; $1=""; print m "\t" substr($0, 2)}' |
-	while IFS=$'\t' read -r mode path; do
-		printf '%s\0' "$path" >>"$TREE/.git/clone3-chmod-$mode"
+# One scan of the worktree (git diff --raw, some 0.25 s on this tree)
+# serves two checks.  Mode-only changes (e.g. a chmod -R over build/) lose
+# nothing and would block every checkout: those files get their recorded
+# mode back (chmod keeps mtimes, so kbuild sees nothing new), and only
+# they are compared again for content.  Any other change, or a staged
+# one, is the user's: nothing is touched.
+raw=$(git -C "$dir" diff --raw --no-renames)
+dirty=$(echo "$raw" | awk -F'\t' '$1 != "" { split($1, m, " "); if (m[1] == ":" m[2]) print " M " $2 }')
+if [ -z "$dirty" ] && [ -n "$raw" ]; then
+	echo "$raw" | while IFS=$'\t' read -r meta path; do
+		set -- $meta
+		case ${1#:}/$2 in
+		100644/100755) echo "644 $path" ;;
+		100755/100644) echo "755 $path" ;;
+		esac
+	done | sort | awk '{m=$1; $1=""; print m "\t" substr($0, 2)}' |
+		while IFS=$'\t' read -r mode path; do
+			printf '%s\0' "$path" >>"$TREE/.git/clone3-chmod-$mode"
+		done
+	for mode in 644 755; do
+		f=$TREE/.git/clone3-chmod-$mode
+		[ -f "$f" ] || continue
+		echo "  checkout: restoring mode $mode of $(tr -cd '\0' <"$f" | wc -c) file(s) in $dir" >&2
+		(cd "$dir" && xargs -0 chmod "$mode" <"$f")
+		rm -f "$f"
 	done
-for mode in 644 755; do
-	f=$TREE/.git/clone3-chmod-$mode
-	[ -f "$f" ] || continue
-	echo "  checkout: restoring mode $mode of $(tr -cd '\0' <"$f" | wc -c) file(s) in $dir" >&2
-	(cd "$dir" && xargs -0 chmod "$mode" <"$f")
-	rm -f "$f"
-done
-
-dirty=$(git -C "$dir" status --porcelain --untracked-files=no)
+	dirty=$(echo "$raw" | cut -f2 | tr '\n' '\0' |
+		xargs -0 git -C "$dir" diff --name-only -- | sed 's/^/ M /')
+fi
+[ -n "$dirty" ] || dirty=$(git -C "$dir" diff --cached --name-only | sed 's/^/M  /')
 if [ -n "$dirty" ]; then
 	echo "$dirty" | sed 's/^/    modified: /' >&2
 	die "$dir has modified tracked files (listed above); commit or restore them, nothing was changed"

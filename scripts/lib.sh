@@ -201,6 +201,22 @@ commit_as_patch() {
 	rm -f "$msg"
 }
 
+# Fill the index file IDX with COMMIT's tree.  Reading a kernel's tree
+# into an index takes some 0.6 s here: the index of the last commit asked
+# is kept in TREE's .git, and a copy of it takes a few milliseconds (the
+# mutants are all applied on the same commit).
+#   scratch_index TREE COMMIT IDX
+scratch_index() {
+	local id kept
+	id=$(git -C "$1" rev-parse --verify -q "$2^{commit}") || id=
+	kept=$1/.git/clone3-index-of-$id
+	[ -z "$id" ] || ! cp "$kept" "$3" 2>/dev/null || return 0
+	GIT_INDEX_FILE=$3 git -C "$1" read-tree "$2" || return 1
+	[ -n "$id" ] || return 0
+	find "$1/.git" -maxdepth 1 -name 'clone3-index-of-*' ! -name "*$id*" -delete 2>/dev/null || true
+	{ cp "$3" "$kept.$$" && mv "$kept.$$" "$kept"; } 2>/dev/null || rm -f "$kept.$$"
+}
+
 # Apply PATCH... on top of COMMIT in git tree TREE without touching its
 # work tree or index (a scratch index is used); print the new commit id.
 # Each commit keeps its patch's author; committer and date are fixed so
@@ -213,7 +229,7 @@ commit_patches() {
 	shift 2
 	for p in "$@"; do
 		rm -f "$idx"
-		GIT_INDEX_FILE=$idx git -C "$tree_dir" read-tree "$commit"
+		scratch_index "$tree_dir" "$commit" "$idx"
 		if ! err=$(GIT_INDEX_FILE=$idx git -C "$tree_dir" apply --cached "$p" 2>&1); then
 			rm -f "$idx"
 			die "$(basename "$p") does not apply: $(echo "$err" | head -1)"

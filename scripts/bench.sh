@@ -26,6 +26,8 @@ set -eu
 BENCH_COLD=${BENCH_COLD:-1}
 case $BENCH_COLD in 0 | 1) ;; *) die "BENCH_COLD=$BENCH_COLD: use 0 or 1" ;; esac
 [ "$BENCH_COLD" = 0 ] || WORK=${BENCH_WORK:-build/bench-${KERNEL:-6.1}}
+# The figures are of builds: no image comes from a shared cache.
+unset CLONE3_IMAGE_CACHE
 check_gate_env
 S=$ROOT/scripts
 cd "$ROOT"

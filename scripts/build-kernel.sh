@@ -31,10 +31,15 @@
 #
 # A kernel whose inputs did not change is not built again: an image built
 # from a clean checkout is kept under the key of what went into it (the
-# source's git tree, the .config's fragments and arch, the compiler), and
-# given back while that key holds; the last 12 are kept.
+# source's git tree, the .config's fragments and arch, the compiler and
+# linker, the KCFLAGS-like variables, this script), and given back while
+# that key holds.  The images are kept in the build directory (the last
+# 12), or, when CLONE3_IMAGE_CACHE names a directory, in its <ARCH>/
+# (the last 64 per arch): a cache that every clone and work directory on
+# the machine share, as a CI job's cache directory is shared by its runs.
 #
-# Environment: JOBS (make -j, default 2), V=1 shows the build output.
+# Environment: JOBS (make -j, default 2), V=1 shows the build output,
+# CLONE3_IMAGE_CACHE.
 #
 # usage: build-kernel.sh ARCH SRC BUILDDIR
 set -eu
@@ -129,6 +134,42 @@ config_mismatches() {
 
 want=$( { echo "$ARCH $KARCH $CROSS_COMPILE"; cat $FRAGMENTS; } | cksum)
 : >"$LOG"
+# The image of a clean checkout, keyed by what goes into it.
+if [ -n "${CLONE3_IMAGE_CACHE:-}" ]; then
+	mkdir -p "$CLONE3_IMAGE_CACHE/$ARCH" 2>/dev/null ||
+		die "CLONE3_IMAGE_CACHE=$CLONE3_IMAGE_CACHE: cannot create $ARCH/ there"
+	IMAGES=$(cd "$CLONE3_IMAGE_CACHE/$ARCH" && pwd)
+	KEEP=64
+else
+	IMAGES=$BUILDDIR/.clone3-images
+	KEEP=12
+fi
+key=
+if [ -z "$(git -C "$SRC" status --porcelain --untracked-files=no 2>/dev/null || echo dirty)" ]; then
+	key=$( {
+		git -C "$SRC" rev-parse 'HEAD^{tree}'
+		echo "$want"
+		"${CROSS_COMPILE}gcc" --version | head -1
+		"${CROSS_COMPILE}ld" --version | head -1
+		env | grep -E '^(KCFLAGS|KCPPFLAGS|KAFLAGS|KBUILD_[A-Z_]+)=' | sort
+		cat "$0" "$ROOT/scripts/cc-fork-cache"
+	} | cksum | tr ' ' -)
+fi
+if [ -n "$key" ] && [ -f "$IMAGES/$key" ]; then
+	touch "$IMAGES/$key"
+	echo "$IMAGES/$key"
+	exit 0
+fi
+keep_image() {
+	[ -n "$key" ] || return 0
+	mkdir -p "$IMAGES"
+	cp "$BUILDDIR/$IMAGE" "$IMAGES/$key.partial.$$"
+	mv "$IMAGES/$key.partial.$$" "$IMAGES/$key"
+	# shellcheck disable=SC2010,SC2012 # our own file names: no odd characters
+	ls -t "$IMAGES" | grep -v '\.partial\.' | tail -n +$((KEEP + 1)) |
+		sed "s|^|$IMAGES/|" | xargs -r rm -f
+}
+
 if [ ! -f "$BUILDDIR/.config" ] || [ "$(cat "$STAMP" 2>/dev/null)" != "$want" ]; then
 	rm -f "$STAMP" "$BUILDDIR/clone3-tiny.config"
 	# -n: what no fragment asks for stays off (olddefconfig would give
@@ -147,30 +188,6 @@ if [ ! -f "$BUILDDIR/.config" ] || [ "$(cat "$STAMP" 2>/dev/null)" != "$want" ];
 	fi
 	echo "$want" >"$STAMP"
 fi
-
-# The image of a clean checkout, keyed by what goes into it.
-IMAGES=$BUILDDIR/.clone3-images
-key=
-if [ -z "$(git -C "$SRC" status --porcelain --untracked-files=no 2>/dev/null || echo dirty)" ]; then
-	key=$( {
-		git -C "$SRC" rev-parse 'HEAD^{tree}'
-		echo "$want"
-		"${CROSS_COMPILE}gcc" --version | head -1
-	} | cksum | tr ' ' -)
-fi
-if [ -n "$key" ] && [ -f "$IMAGES/$key" ]; then
-	touch "$IMAGES/$key"
-	echo "$IMAGES/$key"
-	exit 0
-fi
-keep_image() {
-	[ -n "$key" ] || return 0
-	mkdir -p "$IMAGES"
-	cp "$BUILDDIR/$IMAGE" "$IMAGES/$key.partial"
-	mv "$IMAGES/$key.partial" "$IMAGES/$key"
-	# shellcheck disable=SC2012 # our own file names: no odd characters
-	ls -t "$IMAGES" | tail -n +13 | sed "s|^|$IMAGES/|" | xargs -r rm -f
-}
 
 # Nothing in the source tree is newer than the start of the last good
 # build of this .config from this tree: make would only walk the tree to

@@ -299,6 +299,13 @@ check_gate_env() {
 	REBOOT=${REBOOT:-0}
 	case $REBOOT in 0 | 1) ;; *) die "REBOOT=$REBOOT: use 0 or 1" ;; esac
 	fuzz_budget >/dev/null
+	# A relative cache directory is one of the caller's directory.
+	if [ -n "${CLONE3_IMAGE_CACHE:-}" ]; then
+		case $CLONE3_IMAGE_CACHE in /*) ;; *) CLONE3_IMAGE_CACHE=$PWD/$CLONE3_IMAGE_CACHE ;; esac
+		mkdir -p "$CLONE3_IMAGE_CACHE" 2>/dev/null && [ -w "$CLONE3_IMAGE_CACHE" ] ||
+			die "CLONE3_IMAGE_CACHE=$CLONE3_IMAGE_CACHE is not a directory we can write"
+		export CLONE3_IMAGE_CACHE
+	fi
 	gate_paths
 	export ARCHES JOBS ACCEL V REBOOT
 	need_python3

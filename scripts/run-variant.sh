@@ -122,7 +122,10 @@ fi
 stop_ticker
 rm -f "$scratch.err"
 lap
-say "kernel $head built ($took)"
+case $image in
+"$(kbuild_dir "$ARCH" "$build")/$IMAGE") say "kernel $head built ($took)" ;;
+*) say "kernel $head: the image of the same inputs, kept from an earlier build ($took)" ;;
+esac
 
 "$S/build-suite.sh" "$ARCH"
 [ -z "$COMPAT_ARCH" ] || "$S/build-suite.sh" "$COMPAT_ARCH"

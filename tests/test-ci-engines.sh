@@ -19,7 +19,7 @@
 # checkout's path, and a copy would rebuild every object.  build/6.1/results
 # is put back as it was afterwards, and shards/ (the jobs' output) is
 # removed.  The tools are installed with npm into build/ci-tools (never
-# committed).
+# committed), or CLONE3_CI_TOOLS.  The shards get CLONE3_IMAGE_CACHE.
 #
 # usage: tests/test-ci-engines.sh
 set -eu
@@ -32,13 +32,12 @@ ARCH_LIST=${CI_ENGINE_ARCHES:-x86_64 armv7}
 read -r A1 A2 <<<"$ARCH_LIST"
 [ -n "${A2:-}" ] || { echo "usage: CI_ENGINE_ARCHES needs two arches" >&2; exit 2; }
 for a in $A1 $A2; do
-	(
-		load_arch "$a"
-		[ -f "$(kbuild_dir "$a" patched)/$IMAGE" ]
-	) || { echo "usage: build the 6.1 gate of $a first (make gate ARCHES=$a)" >&2; exit 2; }
+	[ -f "$(results_dir patched)/$a.json" ] ||
+		{ echo "usage: run the 6.1 gate of $a first (make gate ARCHES=$a)" >&2; exit 2; }
 done
 
-TOOLS=$ROOT/build/ci-tools
+# CLONE3_CI_TOOLS: where the tools are kept instead (a CI cache).
+TOOLS=${CLONE3_CI_TOOLS:-$ROOT/build/ci-tools}
 GCL=$TOOLS/node_modules/.bin/gitlab-ci-local
 AV=$TOOLS/node_modules/.bin/action-validator
 if [ ! -x "$GCL" ] || [ "$("$GCL" --version 2>/dev/null)" != 4.56.2 ] || [ ! -x "$AV" ]; then
@@ -74,6 +73,7 @@ sed '/^image: debian:12$/d' .gitlab-ci.yml >"$PIPE"
 gcl() {
 	"$GCL" --state-dir "$STATE" --file "$PIPE" --shell-executor-no-image --no-artifacts-to-source --no-color \
 		--concurrency 1 --variable "WORK=$WORK" \
+		${CLONE3_IMAGE_CACHE:+--variable "CLONE3_IMAGE_CACHE=$CLONE3_IMAGE_CACHE"} \
 		--variable "EXPECT=6.1:$A1 6.1:$A2" --variable EXPECT_MUTANTS= "$@"
 }
 # gcl_expect NAME WANTED_STATUS [--after JOB] GCL_ARG...: expect for a

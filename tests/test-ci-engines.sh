@@ -63,6 +63,7 @@ git status --porcelain --untracked-files=all | grep "^??" >"$T/status.before" ||
 # The pipeline as the shell executor runs it: the same file without its
 # one "image: debian:12" line (this machine is Debian 12; a job with an
 # image needs Docker).
+mkdir -p build/ci-tools
 PIPE=build/ci-tools/gitlab-ci.shell.yml
 n=$(grep -c '^image: debian:12$' .gitlab-ci.yml || true)
 sed '/^image: debian:12$/d' .gitlab-ci.yml >"$PIPE"

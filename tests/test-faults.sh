@@ -148,8 +148,22 @@ for p in glob.glob(sys.argv[1] + '/*/*.json'):
     json.load(open(p))
 PY
 }
+# descendant PATTERN PID: a process whose command line matches PATTERN
+# runs below PID (a make of this run, not one another run left).
+descendant() {
+	local p pp
+	for p in $(pgrep -f "$1"); do
+		pp=$p
+		while [ "${pp:-1}" -gt 1 ]; do
+			[ "$pp" = "$2" ] && return 0
+			pp=$(awk '{ print $4 }' "/proc/$pp/stat" 2>/dev/null) || break
+		done
+	done
+	return 1
+}
+
 # interrupt NAME SIGNAL WHAT: start a one-arch gate, wait for WHAT
-# (a process pattern), send SIGNAL to the gate's whole process group.
+# (a process pattern) below it, send SIGNAL to its whole process group.
 interrupt() {
 	local name=$1 sig=$2 what=$3 pid i rc=0
 	# Job control: the gate leads its own process group, and SIGINT is
@@ -159,10 +173,10 @@ interrupt() {
 	pid=$!
 	set +m
 	for i in $(seq 600); do
-		pgrep -f "$what" >/dev/null && break
+		descendant "$what" "$pid" && break
 		sleep 0.2
 	done
-	if ! pgrep -f "$what" >/dev/null; then
+	if ! descendant "$what" "$pid"; then
 		fail "$name: reached '$what'" "never seen"
 		wait "$pid" || true
 		return
@@ -170,7 +184,7 @@ interrupt() {
 	kill "-$sig" -- "-$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || rc=$?
 	[ "$rc" != 0 ] && pass "$name: the run stops (exit $rc)" ||
-		fail "$name: the run stops" "exit 0"
+		fail "$name: the run stops" "exit 0: $(tail -n 4 "$D/$name.out" | tr '\n' ' ')"
 	if [ "$sig" = INT ]; then
 		no_qemu_for "$WORK/boot" && pass "$name: no QEMU left" ||
 			fail "$name: no QEMU left" "$(pgrep -af qemu-system)"

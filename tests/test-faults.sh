@@ -167,9 +167,13 @@ descendant() {
 interrupt() {
 	local name=$1 sig=$2 what=$3 pid i rc=0
 	# Job control: the gate leads its own process group, and SIGINT is
-	# not ignored in it as it would be in a plain background job.
+	# not ignored in it as it would be in a plain background job.  A
+	# SIGINT this test inherited ignored (a CI started with nohup ... &)
+	# would stay ignored across exec: the gate gets the default back, as
+	# from a terminal.
 	set -m
-	env ARCHES=$A REBOOT=1 scripts/gate.sh >"$D/$name.out" 2>&1 &
+	perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV or die "exec: $!\n"' \
+		env ARCHES=$A REBOOT=1 scripts/gate.sh >"$D/$name.out" 2>&1 &
 	pid=$!
 	set +m
 	for i in $(seq 600); do

@@ -38,6 +38,8 @@ done
 
 # CLONE3_CI_TOOLS: where the tools are kept instead (a CI cache).
 TOOLS=${CLONE3_CI_TOOLS:-$ROOT/build/ci-tools}
+mkdir -p "$TOOLS" 2>/dev/null && [ -w "$TOOLS" ] ||
+	{ echo "usage: CLONE3_CI_TOOLS=$TOOLS is not a directory we can write" >&2; exit 2; }
 GCL=$TOOLS/node_modules/.bin/gitlab-ci-local
 AV=$TOOLS/node_modules/.bin/action-validator
 if [ ! -x "$GCL" ] || [ "$("$GCL" --version 2>/dev/null)" != 4.56.2 ] || [ ! -x "$AV" ]; then

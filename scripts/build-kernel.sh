@@ -144,17 +144,23 @@ else
 	IMAGES=$BUILDDIR/.clone3-images
 	KEEP=12
 fi
-key=
+# What goes into the image besides the source: the .config's fragments
+# and arch, the compiler and linker, the KCFLAGS-like variables and the
+# scripts that drive the build.
+inputs=$( {
+	echo "$want"
+	"${CROSS_COMPILE}gcc" --version | head -1
+	"${CROSS_COMPILE}ld" --version | head -1
+	env | grep -E '^(KCFLAGS|KCPPFLAGS|KAFLAGS|KBUILD_[A-Z_]+)=' | sort
+	cat "$0" "$ROOT/scripts/cc-fork-cache" "$ROOT/scripts/kbuild-scope.sh"
+} | sha256sum | cut -d' ' -f1)
+# The source's git tree, when the checkout is clean.
+tree=
 if [ -z "$(git -C "$SRC" status --porcelain --untracked-files=no 2>/dev/null || echo dirty)" ]; then
-	key=$( {
-		git -C "$SRC" rev-parse 'HEAD^{tree}'
-		echo "$want"
-		"${CROSS_COMPILE}gcc" --version | head -1
-		"${CROSS_COMPILE}ld" --version | head -1
-		env | grep -E '^(KCFLAGS|KCPPFLAGS|KAFLAGS|KBUILD_[A-Z_]+)=' | sort
-		cat "$0" "$ROOT/scripts/cc-fork-cache"
-	} | cksum | tr ' ' -)
+	tree=$(git -C "$SRC" rev-parse 'HEAD^{tree}')
 fi
+key=
+[ -z "$tree" ] || key=$(echo "$tree $inputs" | sha256sum | cut -d' ' -f1)
 if [ -n "$key" ] && [ -f "$IMAGES/$key" ]; then
 	touch "$IMAGES/$key"
 	echo "$IMAGES/$key"
@@ -189,21 +195,42 @@ if [ ! -f "$BUILDDIR/.config" ] || [ "$(cat "$STAMP" 2>/dev/null)" != "$want" ];
 	echo "$want" >"$STAMP"
 fi
 
-# Nothing in the source tree is newer than the start of the last good
-# build of this .config from this tree: make would only walk the tree to
-# find that out (several seconds per arch), so skip it.  A touched,
-# checked-out or deleted file (its directory changes) makes make run.
+# The mark of the last good build in BUILDDIR: its source directory and
+# inputs, then its git tree (or "-": not a clean checkout).  Its time is
+# that build's start.
 MARK=$BUILDDIR/.clone3-built
-mark="$SRC $want"
-if [ -f "$BUILDDIR/$IMAGE" ] && [ "$(cat "$MARK" 2>/dev/null)" = "$mark" ] &&
+mark="$SRC $inputs"
+# shellcheck disable=SC2034 # read's first field: the mark line
+{ read -r built_mark; read -r built_tree; } <"$MARK" 2>/dev/null || built_mark=
+# Nothing in the source tree is newer than the start of that build: make
+# would only walk the tree to find that out (several seconds per arch),
+# so skip it.  A touched, checked-out or deleted file (its directory
+# changes) makes make run.
+if [ -f "$BUILDDIR/$IMAGE" ] && [ "$built_mark" = "$mark" ] &&
 	[ -z "$(find "$SRC" -path "$SRC/.git" -prune -o -newer "$MARK" -print -quit)" ]; then
 	keep_image
 	echo "$BUILDDIR/$IMAGE"
 	exit 0
 fi
+# A change whose reach kbuild-scope.sh can tell: make walks only the
+# directories that hold it (Kbuild's subdir-ym, the subdirectories a
+# directory's make descends into, is set on the command line for every
+# make, to DIR's subdirectories among them).
+scope=()
+if [ -f "$BUILDDIR/$IMAGE" ] && [ "$built_mark" = "$mark" ] && [ -n "$tree" ] &&
+	[ "${built_tree:--}" != - ] && [ "${CLONE3_FULL_WALK:-0}" != 1 ]; then
+	if dirs=$("$ROOT/scripts/kbuild-scope.sh" "$SRC" "$BUILDDIR" "$built_tree"); then
+		echo "walking only $(echo "$dirs" | paste -sd' ') (kbuild-scope.sh)" >>"$LOG"
+		[ "$V" != 1 ] || echo "$ARCH: walking only $(echo "$dirs" | paste -sd' ')" >&2
+		# shellcheck disable=SC2016 # make's variables, expanded by make
+		scope=("subdir-ym=\$(foreach d,$(echo "$dirs" | paste -sd' '),\$(if \$(filter \$(obj),\$(patsubst %/,%,\$(dir \$(d)))),\$(obj)/\$(notdir \$(d))))")
+	else
+		echo "walking the whole tree: $dirs" >>"$LOG"
+	fi
+fi
 rm -f "$MARK"
-echo "$mark" >"$MARK.partial"
-kmake -j"$JOBS" "$(basename "$IMAGE")" || fail_with_log "$ARCH kernel build failed"
+printf '%s\n%s\n' "$mark" "${tree:--}" >"$MARK.partial"
+kmake -j"$JOBS" "${scope[@]}" "$(basename "$IMAGE")" || fail_with_log "$ARCH kernel build failed"
 [ -f "$BUILDDIR/$IMAGE" ] || die "build finished but $BUILDDIR/$IMAGE is missing"
 mv "$MARK.partial" "$MARK"
 keep_image

@@ -7,7 +7,7 @@
 # the gate on both trees with every arch in one of them, every mutant on
 # CHECK_MUTANT_ARCHES, the mutants that only some arches kill (a
 # Killed-on: line) on CHECK_SURVIVOR_ARCHES, which must see them survive,
-# and the gate's fault tests.  Each step's output is
+# the gate's fault tests and the scoped rebuild's test (x86_64, 6.1).  Each step's output is
 # kept in build/check/<step>.log; the closing line counts every check of
 # every step ("N passed, N failed, N skipped"; a skipped check is never
 # counted as passed).
@@ -103,6 +103,8 @@ grep -l '^Killed-on:' patches/mutants/*.patch | xargs -r cp -t "$survivors"
 step mutants-survivors env KERNEL=6.1 ARCHES="$CHECK_SURVIVOR_ARCHES" \
 	MUTANTS_DIR="$survivors" scripts/mutants.sh
 step faults tests/test-faults.sh
+# After faults, which leaves x86_64's build directory holding a build.
+step kbuild-scope tests/test-kbuild-scope.sh x86_64
 step unprivileged tests/test-unprivileged.sh
 
 echo "$passed passed, $failed failed, $skipped skipped"

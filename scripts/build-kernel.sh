@@ -22,7 +22,8 @@
 # not keep.  Prints the image path on success; a
 # failed build quotes the compiler's first error, then the log's tail.
 #
-# Only kernel/fork.c is compiled through ccache (scripts/cc-fork-cache),
+# Only kernel/fork.c is compiled through ccache (scripts/kbuild-cc, the
+# build's CC, which also keeps the answers of Kbuild's compiler probes),
 # its cache kept in the build directory: base and patched share that
 # directory and differ in kernel/fork.c, so the gate switches fork.c back
 # and forth, and ccache gives each switch back its object.  The other
@@ -84,7 +85,7 @@ LOG=$BUILDDIR/clone3-build.log
 STAMP=$BUILDDIR/.clone3-config-stamp
 
 export CCACHE_DIR=$BUILDDIR/.clone3-ccache CCACHE_MAXSIZE=200M
-CC_WRAP="$ROOT/scripts/cc-fork-cache ${CROSS_COMPILE}gcc"
+CC_WRAP="$ROOT/scripts/kbuild-cc ${CROSS_COMPILE}gcc"
 kmake() {
 	if [ "$V" = 1 ]; then
 		# stderr: stdout only carries the image path.
@@ -152,8 +153,12 @@ inputs=$( {
 	"${CROSS_COMPILE}gcc" --version | head -1
 	"${CROSS_COMPILE}ld" --version | head -1
 	env | grep -E '^(KCFLAGS|KCPPFLAGS|KAFLAGS|KBUILD_[A-Z_]+)=' | sort
-	cat "$0" "$ROOT/scripts/cc-fork-cache" "$ROOT/scripts/kbuild-scope.sh"
+	cat "$0" "$ROOT/scripts/kbuild-cc" "$ROOT/scripts/kbuild-scope.sh"
 } | sha256sum | cut -d' ' -f1)
+# The answers of Kbuild's compiler probes (scripts/kbuild-cc), kept for
+# these inputs only.
+export CLONE3_PROBE_CACHE=$BUILDDIR/.clone3-probes/$inputs
+find "$BUILDDIR" -maxdepth 2 -path "$BUILDDIR/.clone3-probes/*" ! -name "$inputs" -exec rm -rf {} +
 # The source's git tree, when the checkout is clean.
 tree=
 if [ -z "$(git -C "$SRC" status --porcelain --untracked-files=no 2>/dev/null || echo dirty)" ]; then

@@ -7,10 +7,10 @@
 # the gate on both trees with every arch in one of them, every mutant on
 # CHECK_MUTANT_ARCHES, the mutants that only some arches kill (a
 # Killed-on: line) on CHECK_SURVIVOR_ARCHES, which must see them survive,
-# the gate's fault tests and the scoped rebuild's test (x86_64, 6.1).  Each step's output is
-# kept in build/check/<step>.log; the closing line counts every check of
-# every step ("N passed, N failed, N skipped"; a skipped check is never
-# counted as passed).
+# the gate's fault tests and the scoped rebuild's test (x86_64, 6.1).
+# Each step's output is kept in build/check/<step>.log; the closing line
+# counts every check of every step ("N passed, N failed, N skipped"; a
+# skipped check is never counted as passed).
 #
 # Which arch runs on which tree (CHECK_GATE_6_1, CHECK_GATE_6_12): each
 # arch's kernel is built once, so that CI stays under 30 minutes and still

@@ -298,6 +298,7 @@ check_gate_env() {
 	case $V in 0 | 1) ;; *) die "V=$V: use 0 or 1" ;; esac
 	REBOOT=${REBOOT:-0}
 	case $REBOOT in 0 | 1) ;; *) die "REBOOT=$REBOOT: use 0 or 1" ;; esac
+	case ${CLONE3_FULL_WALK:-0} in 0 | 1) ;; *) die "CLONE3_FULL_WALK=$CLONE3_FULL_WALK: use 0 or 1" ;; esac
 	fuzz_budget >/dev/null
 	# A relative cache directory is one of the caller's directory.
 	if [ -n "${CLONE3_IMAGE_CACHE:-}" ]; then

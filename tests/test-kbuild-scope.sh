@@ -7,9 +7,9 @@
 #     vmlinux and image are those of the whole walk, byte for byte (with
 #     a fixed KBUILD_BUILD_TIMESTAMP and KBUILD_BUILD_VERSION);
 #   - every kind of change whose reach is not known gets the whole walk,
-#     with its reason: a header, an added file, a C file whose object was
-#     not built, a C file a Makefile names, an unknown tree.
-# Three builds of ARCH (about 35 s for x86_64 here); the build directory
+#     with its reason: a header, a file added or removed, a C file whose
+#     object was not built, a C file a Makefile names, an unknown tree.
+# Three builds of ARCH (about 45 s for x86_64 here); the build directory
 # must hold a build (make gate ARCHES=ARCH, or tests/test-faults.sh for
 # x86_64).  The checkout is left at patched.
 #

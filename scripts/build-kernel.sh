@@ -159,9 +159,12 @@ inputs=$( {
 # these inputs only.
 export CLONE3_PROBE_CACHE=$BUILDDIR/.clone3-probes/$inputs
 find "$BUILDDIR" -maxdepth 2 -path "$BUILDDIR/.clone3-probes/*" ! -name "$inputs" -exec rm -rf {} +
-# The source's git tree, when the checkout is clean.
+# The source's git tree, when the checkout is clean: as checkout-variant.sh
+# found it earlier in this run (verified_head, lib.sh), or as git says.
 tree=
-if [ -z "$(git -C "$SRC" status --porcelain --untracked-files=no 2>/dev/null || echo dirty)" ]; then
+if head=$(verified_head "$SRC"); then
+	tree=$(git -C "$SRC" rev-parse "$head^{tree}")
+elif [ -z "$(git -C "$SRC" status --porcelain --untracked-files=no 2>/dev/null || echo dirty)" ]; then
 	tree=$(git -C "$SRC" rev-parse 'HEAD^{tree}')
 fi
 key=
@@ -207,12 +210,19 @@ MARK=$BUILDDIR/.clone3-built
 mark="$SRC $inputs"
 # shellcheck disable=SC2034 # read's first field: the mark line
 { read -r built_mark; read -r built_tree; } <"$MARK" 2>/dev/null || built_mark=
-# Nothing in the source tree is newer than the start of that build: make
-# would only walk the tree to find that out (several seconds per arch),
-# so skip it.  A touched, checked-out or deleted file (its directory
-# changes) makes make run.
-if [ -f "$BUILDDIR/$IMAGE" ] && [ "$built_mark" = "$mark" ] &&
-	[ -z "$(find "$SRC" -path "$SRC/.git" -prune -o -newer "$MARK" -print -quit)" ]; then
+# The source is what that build had: make would only walk the tree to
+# find that out (several seconds per arch), so skip it.  Known from the
+# two git trees when both are; otherwise nothing in the source tree may be
+# newer than the start of that build (a touched, checked-out or deleted
+# file, whose directory changes, makes make run).
+same_source() {
+	if [ -n "$tree" ] && [ "${built_tree:--}" != - ]; then
+		[ "$tree" = "$built_tree" ]
+	else
+		[ -z "$(find "$SRC" -path "$SRC/.git" -prune -o -newer "$MARK" -print -quit)" ]
+	fi
+}
+if [ -f "$BUILDDIR/$IMAGE" ] && [ "$built_mark" = "$mark" ] && same_source; then
 	keep_image
 	echo "$BUILDDIR/$IMAGE"
 	exit 0
@@ -239,6 +249,7 @@ kmake -j"$JOBS" "${scope[@]}" "$(basename "$IMAGE")" || fail_with_log "$ARCH ker
 [ -f "$BUILDDIR/$IMAGE" ] || die "build finished but $BUILDDIR/$IMAGE is missing"
 mv "$MARK.partial" "$MARK"
 keep_image
-# For the progress line of the next build from scratch.
-find "$BUILDDIR" -name '*.o' | wc -l >"$BUILDDIR/.clone3-objects"
+# For the progress line of the next build from scratch (a scoped walk
+# changes no object's name).
+[ ${#scope[@]} -gt 0 ] || find "$BUILDDIR" -name '*.o' | wc -l >"$BUILDDIR/.clone3-objects"
 echo "$BUILDDIR/$IMAGE"

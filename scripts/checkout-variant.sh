@@ -49,36 +49,48 @@ fi
 # mode back (chmod keeps mtimes, so kbuild sees nothing new), and only
 # they are compared again for content.  Any other change, or a staged
 # one, is the user's: nothing is touched.
-raw=$(git -C "$dir" diff --raw --no-renames)
-dirty=$(echo "$raw" | awk -F'\t' '$1 != "" { split($1, m, " "); if (m[1] == ":" m[2]) print " M " $2 }')
-if [ -z "$dirty" ] && [ -n "$raw" ]; then
-	echo "$raw" | while IFS=$'\t' read -r meta path; do
-		set -- $meta
-		case ${1#:}/$2 in
-		100644/100755) echo "644 $path" ;;
-		100755/100644) echo "755 $path" ;;
-		esac
-	done | sort | awk '{m=$1; $1=""; print m "\t" substr($0, 2)}' |
-		while IFS=$'\t' read -r mode path; do
-			printf '%s\0' "$path" >>"$TREE/.git/clone3-chmod-$mode"
+check_clean() {
+	local raw dirty mode f
+	raw=$(git -C "$dir" diff --raw --no-renames)
+	dirty=$(echo "$raw" | awk -F'\t' '$1 != "" { split($1, m, " "); if (m[1] == ":" m[2]) print " M " $2 }')
+	if [ -z "$dirty" ] && [ -n "$raw" ]; then
+		echo "$raw" | while IFS=$'\t' read -r meta path; do
+			set -- $meta
+			case ${1#:}/$2 in
+			100644/100755) echo "644 $path" ;;
+			100755/100644) echo "755 $path" ;;
+			esac
+		done | sort | awk '{m=$1; $1=""; print m "\t" substr($0, 2)}' |
+			while IFS=$'\t' read -r mode path; do
+				printf '%s\0' "$path" >>"$TREE/.git/clone3-chmod-$mode"
+			done
+		for mode in 644 755; do
+			f=$TREE/.git/clone3-chmod-$mode
+			[ -f "$f" ] || continue
+			echo "  checkout: restoring mode $mode of $(tr -cd '\0' <"$f" | wc -c) file(s) in $dir" >&2
+			(cd "$dir" && xargs -0 chmod "$mode" <"$f")
+			rm -f "$f"
 		done
-	for mode in 644 755; do
-		f=$TREE/.git/clone3-chmod-$mode
-		[ -f "$f" ] || continue
-		echo "  checkout: restoring mode $mode of $(tr -cd '\0' <"$f" | wc -c) file(s) in $dir" >&2
-		(cd "$dir" && xargs -0 chmod "$mode" <"$f")
-		rm -f "$f"
-	done
-	dirty=$(echo "$raw" | cut -f2 | tr '\n' '\0' |
-		xargs -0 git -C "$dir" diff --name-only -- | sed 's/^/ M /')
+		dirty=$(echo "$raw" | cut -f2 | tr '\n' '\0' |
+			xargs -0 git -C "$dir" diff --name-only -- | sed 's/^/ M /')
+	fi
+	[ -n "$dirty" ] || dirty=$(git -C "$dir" diff --cached --name-only | sed 's/^/M  /')
+	if [ -n "$dirty" ]; then
+		echo "$dirty" | sed 's/^/    modified: /' >&2
+		die "$dir has modified tracked files (listed above); commit or restore them, nothing was changed"
+	fi
+}
+
+# Once per run (verified_head, lib.sh): a later call of the same run
+# finds the note this one leaves.
+if ! head=$(verified_head "$dir"); then
+	check_clean
+	head=$(git -C "$dir" rev-parse HEAD)
 fi
-[ -n "$dirty" ] || dirty=$(git -C "$dir" diff --cached --name-only | sed 's/^/M  /')
-if [ -n "$dirty" ]; then
-	echo "$dirty" | sed 's/^/    modified: /' >&2
-	die "$dir has modified tracked files (listed above); commit or restore them, nothing was changed"
-fi
-if [ "$(git -C "$dir" rev-parse HEAD)" != "$commit" ]; then
+if [ "$head" != "$commit" ]; then
+	rm -f "$(verified_note "$dir")"
 	git -C "$dir" checkout -q --detach "$commit" ||
 		die "git checkout $1 in $dir failed"
 fi
+note_verified "$dir" "$commit"
 echo "$dir"

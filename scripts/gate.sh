@@ -21,6 +21,9 @@ set -eu
 
 [ $# -eq 0 ] || die "usage: gate.sh (settings come from the environment: ARCHES KERNEL KSRC JOBS ACCEL V WORK)"
 check_gate_env
+# Each work tree is checked for modified files once in this run (lib.sh).
+CLONE3_RUN=$(new_run_id)
+export CLONE3_RUN
 S=$ROOT/scripts
 
 start=$(date +%s)

@@ -43,6 +43,27 @@ full() {
 	exit 1
 }
 
+# The first Makefile, Kbuild or .mk file of the checkout that names the
+# file name NAME, or "-".  Searching takes 0.2 s; the answer, which only
+# the tree decides, is kept in the worktree's git directory for the
+# checkout's tree, so that the other arches of a run find it there.
+#   rules_naming NAME
+rules_naming() {
+	local kept head found
+	kept=$(git -C "$SRC" rev-parse --absolute-git-dir)/clone3-scope-rules
+	head=$(git -C "$SRC" rev-parse 'HEAD^{tree}')
+	found=$(awk -v t="$head" -v n="$1" '$1 == t && $2 == n { print $3; exit }' "$kept" 2>/dev/null)
+	if [ -z "$found" ]; then
+		# The checkout, not the commit: git reads it at a quarter of the cost.
+		found=$(git -C "$SRC" grep -l -F -e "$1" -- '*Makefile*' '*Kbuild*' '*.mk' \
+			':!tools' ':!Documentation' | head -1) || true
+		found=${found:--}
+		{ awk -v t="$head" '$1 == t' "$kept" 2>/dev/null; echo "$head $1 $found"; } >"$kept.$$"
+		mv -f "$kept.$$" "$kept"
+	fi
+	echo "$found"
+}
+
 changes=$(git -C "$SRC" diff --no-renames --name-status "$OLD" HEAD) ||
 	full "git cannot compare $OLD with the checkout"
 [ -n "$changes" ] || full "no change between the trees"
@@ -64,10 +85,8 @@ while IFS=$'\t' read -r status path; do
 		full "$path: $obj is not a member of $dir/built-in.a"
 	others=$(grep -rlF --include='.*.cmd' -e "$path" "$BUILDDIR" | grep -vxF "$cmd" | head -1) || true
 	[ -z "$others" ] || full "$path is named by ${others#"$BUILDDIR"/} as well"
-	# The checkout, not the commit: git reads it at a quarter of the cost.
-	rules=$(git -C "$SRC" grep -l -F -e "$name" -- '*Makefile*' '*Kbuild*' '*.mk' \
-		':!tools' ':!Documentation' | head -1) || true
-	[ -z "$rules" ] || full "$name is named by $rules"
+	rules=$(rules_naming "$name")
+	[ "$rules" = - ] || full "$name is named by $rules"
 	# DIR and the directories above it.
 	while [ -n "$dir" ]; do
 		dirs="$dirs $dir"

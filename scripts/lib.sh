@@ -201,6 +201,37 @@ commit_as_patch() {
 	rm -f "$msg"
 }
 
+# One check of a work tree per run.  Looking for modified tracked files
+# stats every file of the tree (some 0.4 CPU-s for a kernel here); a gate
+# run asked it three times per arch and variant.  checkout-variant.sh
+# checks, checks out and then notes "RUN COMMIT" in the worktree's git
+# directory, RUN being CLONE3_RUN, which gate.sh and mutants.sh set to an
+# id of their own run; later calls of the same run trust that note while
+# HEAD is still COMMIT.  The work tree is the gate's: only our checkouts
+# change it while a run goes, and an edit of it made meanwhile is seen by
+# the next run.  Without CLONE3_RUN every call checks.
+#   verified_note DIR        the note's path
+#   verified_head DIR        print HEAD when this run noted DIR clean there
+#   note_verified DIR COMMIT note it (nothing without CLONE3_RUN)
+verified_note() {
+	echo "$(git -C "$1" rev-parse --absolute-git-dir)/clone3-verified"
+}
+verified_head() {
+	local out
+	[ -n "${CLONE3_RUN:-}" ] || return 1
+	out=$(git -C "$1" rev-parse --absolute-git-dir HEAD 2>/dev/null) || return 1
+	[ "$(cat "${out%%$'\n'*}/clone3-verified" 2>/dev/null)" = "$CLONE3_RUN ${out##*$'\n'}" ] || return 1
+	echo "${out##*$'\n'}"
+}
+note_verified() {
+	[ -n "${CLONE3_RUN:-}" ] || return 0
+	echo "$CLONE3_RUN $2" >"$(verified_note "$1")"
+}
+# A fresh run id, for the scripts that start a run.
+new_run_id() {
+	echo "$(basename "$0")-$$-$(date +%s%N)"
+}
+
 # Fill the index file IDX with COMMIT's tree.  Reading a kernel's tree
 # into an index takes some 0.6 s here: the index of the last commit asked
 # is kept in TREE's .git, and a copy of it takes a few milliseconds (the

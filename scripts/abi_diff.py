@@ -73,9 +73,37 @@ def parse_line(text: str) -> Tuple[str, Obs]:
     return ' '.join(words[:i]), obs
 
 
+USUAL = SPECIAL + 'usual'
+OTHERS = 'others'
+
+
+def with_usual(probe: Probe, where: str = '') -> Probe:
+    """Put back what a line that ends in others=usual left out: every key
+    of the probe=usual line that the line does not name, at its value
+    there, in that line's order (the line's own other keys after)."""
+    usual = {k: v for k, v in probe.get(USUAL, {}).items() if k != RESULT}
+    for key, obs in probe.items():
+        if obs.get(OTHERS) is None:
+            continue
+        if obs[OTHERS] != 'usual' or not usual:
+            why = 'no probe=usual line' if not usual else \
+                'only others=usual is known'
+            raise BadInput('%s: %r: others=%s, but %s' % (
+                where, key, obs[OTHERS], why))
+        full = {RESULT: obs[RESULT]}
+        for k, v in usual.items():
+            full[k] = obs.get(k, v)
+        for k, v in obs.items():
+            if k not in full and k != OTHERS:
+                full[k] = v
+        probe[key] = full
+    return probe
+
+
 def parse_probe(text: str, where: str = '') -> Probe:
     """Every '# abi:' line of a probe output, a KTAP document or a console
-    log, at any depth of nesting."""
+    log, at any depth of nesting, with what others=usual left out put
+    back."""
     probe: Probe = {}
     for no, line in enumerate(text.splitlines(), 1):
         m = LINE_RE.match(line.replace('\r', ''))
@@ -88,7 +116,7 @@ def parse_probe(text: str, where: str = '') -> Probe:
         if key in probe:
             raise BadInput('%s:%d: input %r twice' % (where, no, key))
         probe[key] = obs
-    return probe
+    return with_usual(probe, where)
 
 
 def read_probe(path: str, need: bool = True) -> Probe:

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Tests of scripts/abi_diff.py on small canned clone3_abi_probe outputs:
 no difference, the declared change, an undeclared one, a declared one
-that did not happen, a change on one row only, bad input; and the
+that did not happen, a change on one row only, bad input, the terse
+lines (others=usual); and the
 abi-diff killer of summarize.py's mutants mode.
 
 usage: tests/test_abi_diff.py
@@ -233,6 +234,30 @@ class AbiDiffTest(unittest.TestCase):
         path = self.write('a.out', '# abi: flags=0 size=88\n')
         with self.assertRaises(abi_diff.BadInput):
             abi_diff.read_probe(path)
+
+    def test_others_usual_puts_back_what_was_left_out(self):
+        usual = 'probe=usual ' + CHILD
+        terse = [usual] + [
+            line.replace(' ' + CHILD, ' ok others=usual')
+            .replace(' ' + VM_CHILD, ' ok altstack=disabled others=usual')
+            for line in BASE]
+        full = abi_diff.parse_probe(doc([usual] + BASE))
+        got = abi_diff.parse_probe(doc(terse, ktap=True))
+        self.assertNotEqual(terse[2], BASE[1])
+        self.assertEqual(got, full)
+        for key in full:
+            self.assertEqual(list(got[key]), list(full[key]), key)
+        a = self.write('a.out', doc([usual] + BASE))
+        b = self.write('b.out', doc(terse))
+        proc = self.run_diff(a, b)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+
+    def test_others_usual_without_its_line_is_bad_input(self):
+        for lines in (['flags=0 size=88 ok tab=cleared others=usual'],
+                      ['probe=usual ' + CHILD,
+                       'flags=0 size=88 ok others=unusual']):
+            with self.assertRaises(abi_diff.BadInput, msg=lines):
+                abi_diff.parse_probe(doc(lines))
 
     def test_counterpart(self):
         self.assertEqual(abi_diff.without_flag(

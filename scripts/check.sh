@@ -75,6 +75,7 @@ for t in tests/test_*.py; do
 	step "$(basename "${t%.*}")" "$PYTHON3" "$t"
 done
 step test-base-build tests/test-base-build.sh
+step test-checkout tests/test-checkout.sh
 need_cmd shellcheck shellcheck
 step shellcheck shellcheck -x -S warning .ci/run scripts/*.sh tests/*.sh
 need_packages python3-flake8

@@ -644,8 +644,8 @@ static bool print_line(struct line *l)
  * What most children read, printed once as the probe=usual line: a
  * child's line leaves out each key=value it has in common with that line
  * and ends in "others=usual" (scripts/abi_diff.py puts them back).  The
- * console costs microseconds a byte under emulation; this halves the
- * probe's output.
+ * console costs microseconds a byte under emulation; this takes a third
+ * off the probe's output.
  */
 static struct line usual;
 

@@ -21,9 +21,8 @@ set -eu
 
 [ $# -eq 0 ] || die "usage: gate.sh (settings come from the environment: ARCHES KERNEL KSRC JOBS ACCEL V WORK)"
 check_gate_env
-# Each work tree is checked for modified files once in this run (lib.sh).
-CLONE3_RUN=$(new_run_id)
-export CLONE3_RUN
+# Each work tree is checked for modified files once in this run.
+start_run
 S=$ROOT/scripts
 
 start=$(date +%s)

@@ -227,9 +227,11 @@ note_verified() {
 	[ -n "${CLONE3_RUN:-}" ] || return 0
 	echo "$CLONE3_RUN $2" >"$(verified_note "$1")"
 }
-# A fresh run id, for the scripts that start a run.
-new_run_id() {
-	echo "$(basename "$0")-$$-$(date +%s%N)"
+# Start a run: a fresh CLONE3_RUN for this script and what it calls
+# (gate.sh, mutants.sh).
+start_run() {
+	CLONE3_RUN=$(basename "$0")-$$-$(date +%s%N)
+	export CLONE3_RUN
 }
 
 # Fill the index file IDX with COMMIT's tree.  Reading a kernel's tree

@@ -28,9 +28,8 @@ case $MUTANTS_DIR in /*) ;; *) MUTANTS_DIR=$ROOT/$MUTANTS_DIR ;; esac
 mapfile -t MUTANTS < <(find "$MUTANTS_DIR" -maxdepth 1 -name '*.patch' | sort)
 [ ${#MUTANTS[@]} -gt 0 ] || die "MUTANTS_DIR=$MUTANTS_DIR holds no *.patch file"
 check_gate_env
-# Each work tree is checked for modified files once in this run (lib.sh).
-CLONE3_RUN=$(new_run_id)
-export CLONE3_RUN
+# Each work tree is checked for modified files once in this run.
+start_run
 
 "$S/prepare-tree.sh" | sed 's/^/  /'
 mkdir -p "$RESULTS"

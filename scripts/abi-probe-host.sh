@@ -10,7 +10,7 @@
 # usage: abi-probe-host.sh    (KERNEL, KSRC, WORK: see gate_paths in lib.sh)
 # exit:  0 the probe ran to its end, 1 it did not, 2 usage or environment
 set -eu
-. "$(dirname "$0")/lib.sh"
+case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 
 [ $# -eq 0 ] || die "usage: abi-probe-host.sh (takes no arguments; set KERNEL, KSRC or WORK)"
 gate_paths

@@ -12,7 +12,7 @@
 #
 # usage: apply-series.sh KERNEL_TREE
 set -eu
-. "$(dirname "$0")/lib.sh"
+case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 
 [ $# -eq 1 ] && [ -n "$1" ] || die "usage: make apply KSRC=/path/to/linux"
 ROOT=$(repo_root)

@@ -20,7 +20,7 @@
 #
 # usage: bench.sh
 set -eu
-. "$(dirname "$0")/lib.sh"
+case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 
 [ $# -eq 0 ] || die "usage: make bench [ARCHES=...] [KERNEL=...] [BENCH_COLD=0]"
 BENCH_COLD=${BENCH_COLD:-1}

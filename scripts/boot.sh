@@ -23,7 +23,7 @@
 #
 # usage: boot.sh ARCH KERNEL INITRD LOG [KEY=VALUE...]
 set -eu
-. "$(dirname "$0")/lib.sh"
+case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 
 [ $# -ge 4 ] || die "usage: boot.sh ARCH KERNEL INITRD LOG [KEY=VALUE...]"
 ARCH=$1

@@ -17,7 +17,7 @@
 #
 # usage: build-initramfs.sh ARCH
 set -eu
-. "$(dirname "$0")/lib.sh"
+case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 
 [ $# -eq 1 ] || die "usage: build-initramfs.sh ARCH"
 ARCH=$1

@@ -44,7 +44,7 @@
 #
 # usage: build-kernel.sh ARCH SRC BUILDDIR
 set -eu
-. "$(dirname "$0")/lib.sh"
+case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 
 [ $# -eq 3 ] || die "usage: build-kernel.sh ARCH SRC BUILDDIR"
 ARCH=$1

@@ -21,7 +21,7 @@
 #
 # usage: build-suite.sh ARCH
 set -eu
-. "$(dirname "$0")/lib.sh"
+case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 
 [ $# -eq 1 ] || die "usage: build-suite.sh ARCH"
 ARCH=$1

@@ -18,7 +18,7 @@
 #
 # usage: check.sh [fast]
 set -eu
-. "$(dirname "$0")/lib.sh"
+case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 
 [ $# -eq 0 ] || { [ $# -eq 1 ] && [ "$1" = fast ]; } || die "usage: check.sh [fast]"
 MODE=${1:-all}

@@ -15,7 +15,7 @@
 #
 # usage: checkout-variant.sh base|patched|COMMIT
 set -eu
-. "$(dirname "$0")/lib.sh"
+case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 
 [ $# -eq 1 ] && [ -n "$1" ] || die "usage: checkout-variant.sh base|patched|COMMIT"
 gate_paths

@@ -7,7 +7,7 @@
 #
 # usage: checkpatch-series.sh
 set -eu
-. "$(dirname "$0")/lib.sh"
+case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 
 [ $# -eq 0 ] || die "usage: checkpatch-series.sh"
 gate_paths

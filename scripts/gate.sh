@@ -17,7 +17,7 @@
 #
 # usage: gate.sh
 set -eu
-. "$(dirname "$0")/lib.sh"
+case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 
 [ $# -eq 0 ] || die "usage: gate.sh (settings come from the environment: ARCHES KERNEL KSRC JOBS ACCEL V WORK)"
 check_gate_env

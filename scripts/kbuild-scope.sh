@@ -31,7 +31,7 @@
 #
 # usage: kbuild-scope.sh SRC BUILDDIR OLD
 set -eu
-. "$(dirname "$0")/lib.sh"
+case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 
 [ $# -eq 3 ] || die "usage: kbuild-scope.sh SRC BUILDDIR OLD"
 SRC=$1

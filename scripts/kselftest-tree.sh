@@ -16,7 +16,7 @@
 # exit:  0 every program passed or skipped, 1 a program failed or the
 #        plan does not match the results, 2 usage or environment error
 set -eu
-. "$(dirname "$0")/lib.sh"
+case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 
 [ $# -eq 0 ] || die "usage: kselftest-tree.sh (takes no arguments; set KERNEL, KSRC or WORK)"
 gate_paths

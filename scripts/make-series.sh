@@ -15,7 +15,7 @@
 #
 # usage: make-series.sh [KERNEL_REF]
 set -eu
-. "$(dirname "$0")/lib.sh"
+case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 
 [ $# -le 1 ] || die "usage: make-series.sh [KERNEL_REF]"
 gate_paths

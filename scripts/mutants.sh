@@ -16,7 +16,7 @@
 #
 # usage: mutants.sh
 set -eu
-. "$(dirname "$0")/lib.sh"
+case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 
 [ $# -eq 0 ] || die "usage: make mutants [MUTANTS_DIR=dir] [ARCHES=...] [KERNEL=...]"
 ROOT=$(repo_root)

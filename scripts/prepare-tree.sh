@@ -14,7 +14,7 @@
 #
 # usage: prepare-tree.sh
 set -eu
-. "$(dirname "$0")/lib.sh"
+case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 
 [ $# -eq 0 ] || die "usage: prepare-tree.sh (settings come from the environment: KERNEL KSRC WORK)"
 gate_paths

@@ -24,7 +24,7 @@
 #
 # usage: report.sh DIR...
 set -eu
-. "$(dirname "$0")/lib.sh"
+case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 
 [ $# -gt 0 ] || die 'usage: make report RESULTS="dir1 dir2 ..." [EXPECT="6.1:x86_64 6.12:i386 ..."] [MODE=gate|mutants] [OUT=dir]'
 ROOT=$(repo_root)

@@ -21,7 +21,7 @@
 #
 # usage: run-variant.sh base|patched|mutant-NAME ARCH [COMMIT]
 set -eu
-. "$(dirname "$0")/lib.sh"
+case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 
 [ $# -ge 2 ] && [ $# -le 3 ] ||
 	die "usage: run-variant.sh base|patched|mutant-NAME ARCH [COMMIT]"

@@ -10,7 +10,7 @@
 #
 # usage: spawn-bench.sh [RUNS]   (default 5; BENCH_ARGS passes options on)
 set -eu
-. "$(dirname "$0")/lib.sh"
+case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 
 usage="usage: spawn-bench.sh [RUNS]   (RUNS: 1..50, default 5)"
 [ $# -le 1 ] || die "$usage"

@@ -9,7 +9,7 @@
 #
 # usage: stage-selftests.sh TREE DEST
 set -eu
-. "$(dirname "$0")/lib.sh"
+case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 
 [ $# -eq 2 ] || die "usage: stage-selftests.sh TREE DEST"
 TREE=$1

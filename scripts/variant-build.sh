@@ -24,7 +24,7 @@
 # usage: variant-build.sh base|patched|mutant-NAME [COMMIT]
 #        variant-build.sh --base-commit TREE
 set -eu
-. "$(dirname "$0")/lib.sh"
+case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 
 # The commit the gate builds for the base kernel.  base and patched
 # differ in include/uapi/linux/sched.h, which nearly every object

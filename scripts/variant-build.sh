@@ -73,20 +73,24 @@ base_build_commit() {
 	) 9>"$tree/.git/clone3-base-build.lock"
 }
 
-# The tree of patched with base's kernel/fork.c, made in a scratch index
-# of this process's own.
-#   hybrid_tree TREE
+# The tree of patched with base's kernel/fork.c: patched's kernel/ with
+# that one entry replaced, then the top with that kernel/ (git mktree;
+# reading all of patched into an index took 0.5 s, this 0.05 s).
+#   hybrid_tree TREE   (run in a subshell: it sets pipefail)
 hybrid_tree() {
-	local tree=$1 idx blob
-	idx=$tree/.git/clone3-base-build-index.$$
-	rm -f "$idx"
-	GIT_INDEX_FILE=$idx git -C "$tree" read-tree patched &&
-		blob=$(git -C "$tree" rev-parse base:kernel/fork.c) &&
-		GIT_INDEX_FILE=$idx git -C "$tree" update-index --cacheinfo "100644,$blob,kernel/fork.c" &&
-		GIT_INDEX_FILE=$idx git -C "$tree" write-tree
-	local rc=$?
-	rm -f "$idx"
-	return $rc
+	local tree=$1 blob kernel
+	set -o pipefail
+	blob=$(git -C "$tree" rev-parse base:kernel/fork.c) &&
+		kernel=$(git -C "$tree" ls-tree patched:kernel | swap_entry fork.c "$blob" |
+			git -C "$tree" mktree) &&
+		git -C "$tree" ls-tree patched | swap_entry kernel "$kernel" | git -C "$tree" mktree
+}
+
+# ls-tree lines on stdin, with the object of entry NAME replaced by ID.
+#   swap_entry NAME ID
+swap_entry() {
+	awk -F'\t' -v name="$1" -v id="$2" \
+		'$2 == name { sub(/ [0-9a-f]+$/, " " id, $1) } { print $1 "\t" $2 }'
 }
 
 # Whether the hybrid's tree HYBRID builds base's kernel: it differs from

@@ -12,7 +12,8 @@
 # lib.mk, one program at a time, against the uapi headers that
 # `make headers_install` gives from the kernel tree for that arch's
 # SRCARCH (headers_dir, shared by the arches of one SRCARCH: x86_64 and
-# i386 have the same uapi headers, about 8 s of CPU each).
+# i386 have the same uapi headers; a new SRCARCH starts from another's
+# install, see below).
 # Nothing is done when the sources and headers are unchanged.  One build
 # per arch at a time: an arch's suite is also the compat suite of another.
 #

@@ -101,14 +101,41 @@ esac
 # PAHOLE_FLAGS: 6.1's top Makefile exports it as a $(shell) that make
 # runs again for every command (a process start, milliseconds here, some
 # 40 per arch in a rebuild); only BTF, which no fragment enables, reads it.
+#
+# Two more, only where the tree's Kbuild has the very definitions they
+# replace (6.1's; later trees have neither):
+#   - cmd: 6.1 starts a shell for every `$(call cmd,X)` of a rule, also
+#     when cmd_X is empty (set -e and the signal traps are all it runs):
+#     six shells per C object for nothing.  The replacement runs the same
+#     words when cmd_X is not empty and `:` (no shell) when it is, as
+#     later Kbuild does.  The image is the same, byte for byte.
+#   - cmd_check_local_export: 6.1 runs scripts/check-local-export (a
+#     shell, two subshells, nm and awk) on every object, to refuse an
+#     EXPORT_SYMBOL of a static symbol; later Kbuild makes that check in
+#     modpost.  A lint of the tree's code, not of what the gate tests: it
+#     is left out.
+# Together some 5500 process starts fewer: a cold x86_64 build of 6.1
+# took 416 s of CPU here instead of 481 (222 s of wall time, not 256),
+# and gave the same vmlinux but for its build time stamps.
+KBUILD_FIXES=()
+# shellcheck disable=SC2016 # make's words, expanded by make
+if grep -qxF 'cmd = @set -e; $(echo-cmd) $($(quiet)redirect) $(delete-on-interrupt) $(cmd_$(1))' \
+	"$SRC/scripts/Kbuild.include"; then
+	KBUILD_FIXES+=('cmd=@$(if $(cmd_$(1)),set -e; $(echo-cmd) $($(quiet)redirect) $(delete-on-interrupt) $(cmd_$(1)),:)')
+fi
+# shellcheck disable=SC2016
+if grep -qxF 'cmd_check_local_export = $(srctree)/scripts/check-local-export $@' \
+	"$SRC/scripts/Makefile.build"; then
+	KBUILD_FIXES+=(cmd_check_local_export=)
+fi
 kmake() {
 	if [ "$V" = 1 ]; then
 		# stderr: stdout only carries the image path.
 		make -C "$SRC" O="$BUILDDIR" ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" \
-			CC="$CC_WRAP" PAHOLE_FLAGS= "${BINUTILS[@]}" "$@" >&2
+			CC="$CC_WRAP" PAHOLE_FLAGS= "${BINUTILS[@]}" "${KBUILD_FIXES[@]}" "$@" >&2
 	else
 		make -s -C "$SRC" O="$BUILDDIR" ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" \
-			CC="$CC_WRAP" PAHOLE_FLAGS= "${BINUTILS[@]}" "$@" >>"$LOG" 2>&1
+			CC="$CC_WRAP" PAHOLE_FLAGS= "${BINUTILS[@]}" "${KBUILD_FIXES[@]}" "$@" >>"$LOG" 2>&1
 	fi
 }
 

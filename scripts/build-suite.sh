@@ -73,8 +73,9 @@ run() {
 }
 
 # The uapi headers, as the kselftest build would use them, installed
-# again only when the checked-out uapi sources change; held until the
-# programs are built.
+# again only when the checked-out uapi sources change: locked alone for
+# the install, then shared until the programs are built (another arch may
+# copy them meanwhile, no one may install).
 HDR=$(headers_dir "$SRCARCH")
 mkdir -p "$HDR"
 exec 6>"$HDR.lock"
@@ -86,7 +87,7 @@ if [ "$(cat "$HDR/.clone3-stamp" 2>/dev/null)" != "$hwant" ]; then
 	# The headers of include/uapi are the same for every arch, and each
 	# costs some eight process starts here (33 s of CPU for an install):
 	# a build directory that has none yet starts as a copy of another
-	# arch's finished one, whose lock is free, and make installs only what
+	# arch's finished one, not being installed, and make installs only what
 	# differs (Makefile.headersinst replaces the asm headers, whose source
 	# changed, and removes those this arch does not export): some 4 s.
 	if [ ! -d "$HDR/build" ]; then
@@ -95,7 +96,7 @@ if [ "$(cat "$HDR/.clone3-stamp" 2>/dev/null)" != "$hwant" ]; then
 			[ "$other" != "$HDR" ] && [ -f "$other/.clone3-stamp" ] || continue
 			rm -rf "$HDR/build.seed"
 			# shellcheck disable=SC2094 # the lock file is only locked
-			if (flock -n 5 && cp -a "$other/build" "$HDR/build.seed") 5>>"$other.lock"; then
+			if (flock -s -n 5 && cp -a "$other/build" "$HDR/build.seed") 5>>"$other.lock"; then
 				mv "$HDR/build.seed" "$HDR/build"
 				echo "headers: $HDR/build starts as a copy of $other/build" >>"$LOG"
 				break
@@ -108,6 +109,7 @@ if [ "$(cat "$HDR/.clone3-stamp" 2>/dev/null)" != "$hwant" ]; then
 		die "$ARCH: make headers_install failed (see $LOG)"
 	echo "$hwant" >"$HDR/.clone3-stamp"
 fi
+flock -s 6
 
 "$ROOT/scripts/stage-selftests.sh" "$TREE" "$OUT/stage"
 DIR=$OUT/stage/tools/testing/selftests/clone3

@@ -75,7 +75,10 @@ run() {
 # The uapi headers, as the kselftest build would use them, installed
 # again only when the checked-out uapi sources change: locked alone for
 # the install, then shared until the programs are built (another arch may
-# copy them meanwhile, no one may install).
+# copy them meanwhile, no one may install).  flock's change from alone
+# to shared is not atomic: an install waiting at that moment would go
+# first; in one run every arch of a SRCARCH wants the same headers, so
+# such an install finds the stamp right and installs nothing.
 HDR=$(headers_dir "$SRCARCH")
 mkdir -p "$HDR"
 exec 6>"$HDR.lock"

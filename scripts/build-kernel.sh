@@ -102,41 +102,27 @@ esac
 # runs again for every command (a process start, milliseconds here, some
 # 40 per arch in a rebuild); only BTF, which no fragment enables, reads it.
 #
-# Three more, only where the tree's Kbuild has the very definitions they
-# replace (6.1's; later trees have none of them):
-#   - cmd: 6.1 starts a shell for every `$(call cmd,X)` of a rule, also
-#     when cmd_X is empty (set -e and the signal traps are all it runs):
-#     six shells per C object for nothing.  The replacement runs the same
-#     words when cmd_X is not empty and `:` (no shell) when it is, as
-#     later Kbuild does.  The image is the same, byte for byte.
-#   - cmd_check_local_export: 6.1 runs scripts/check-local-export (a
-#     shell, two subshells, nm and awk) on every object, to refuse an
-#     EXPORT_SYMBOL of a static symbol; later Kbuild makes that check in
-#     modpost.  A lint of the tree's code, not of what the gate tests: it
-#     is left out.
-#   - KERNELRELEASE: 6.1 reads include/config/kernel.release with
-#     $(shell cat), and exports it, so make runs that shell and cat again
-#     for nearly every command (some 70 times in a rebuild of one
-#     object); make's own $(file <) reads the same file with no process,
-#     as later Kbuild does.
-# Together some 5500 process starts fewer: a cold x86_64 build of 6.1
-# took 416 s of CPU here instead of 481 (222 s of wall time, not 256),
-# and gave the same vmlinux but for its build time stamps.
+# More words come from trees/kbuild-words, each only where the tree's
+# Kbuild has the very definition it replaces (6.1's; later trees have
+# none of them): some 5500 process starts fewer in a cold x86_64 build of
+# 6.1 (416 s of CPU here instead of 481 with the first two).
 KBUILD_FIXES=()
-# shellcheck disable=SC2016 # make's words, expanded by make
-if grep -qxF 'cmd = @set -e; $(echo-cmd) $($(quiet)redirect) $(delete-on-interrupt) $(cmd_$(1))' \
-	"$SRC/scripts/Kbuild.include"; then
-	KBUILD_FIXES+=('cmd=@$(if $(cmd_$(1)),set -e; $(echo-cmd) $($(quiet)redirect) $(delete-on-interrupt) $(cmd_$(1)),:)')
-fi
-# shellcheck disable=SC2016
-if grep -qxF 'cmd_check_local_export = $(srctree)/scripts/check-local-export $@' \
-	"$SRC/scripts/Makefile.build"; then
-	KBUILD_FIXES+=(cmd_check_local_export=)
-fi
-# shellcheck disable=SC2016
-if grep -qxF 'KERNELRELEASE = $(shell cat include/config/kernel.release 2> /dev/null)' "$SRC/Makefile"; then
-	KBUILD_FIXES+=('KERNELRELEASE=$(file <include/config/kernel.release)')
-fi
+while IFS= read -r l; do
+	case $l in
+	'file '*) kfile=${l#file } kexpect= ;;
+	'line '*) kline=${l#line } ;;
+	'expect '*) kexpect=${l#expect } ;;
+	'word '*)
+		if grep -sqxF -- "$kline" "$SRC/$kfile"; then
+			KBUILD_FIXES+=("${l#word }")
+		else
+			case " $kexpect " in
+			*" $VP "*) echo "build-kernel.sh: warning: $SRC/$kfile no longer holds the line trees/kbuild-words expects of $VP: built without ${l#word }" >&2 ;;
+			esac
+		fi
+		;;
+	esac
+done <"$ROOT/trees/kbuild-words"
 kmake() {
 	if [ "$V" = 1 ]; then
 		# stderr: stdout only carries the image path.
@@ -204,7 +190,7 @@ inputs=$( {
 	"${CROSS_COMPILE}gcc" --version | head -1
 	"${CROSS_COMPILE}ld" --version | head -1
 	env | grep -E '^(KCFLAGS|KCPPFLAGS|KAFLAGS|KBUILD_[A-Z_]+)=' | sort
-	cat "$0" "$ROOT/scripts/kbuild-cc" "$ROOT/scripts/kbuild-scope.sh"
+	cat "$0" "$ROOT/scripts/kbuild-cc" "$ROOT/scripts/kbuild-scope.sh" "$ROOT/trees/kbuild-words"
 } | sha256sum | cut -d' ' -f1)
 # The answers of Kbuild's compiler probes (scripts/kbuild-cc), kept for
 # these inputs only.

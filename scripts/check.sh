@@ -88,6 +88,7 @@ fi
 
 step tree env KERNEL=6.1 scripts/prepare-tree.sh
 step tree-6.12 env KERNEL=6.12 scripts/prepare-tree.sh
+step kbuild-words tests/test-kbuild-words.sh
 step series tests/test-series.sh
 step apply tests/test-apply.sh
 step selftest-host scripts/selftest-host.sh

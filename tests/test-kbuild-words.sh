@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# trees/kbuild-words against the prepared trees of trees/: the line of
+# each stanza is in its file (upstream branch) in every tree its
+# "expect" names, and in no other.  A Debian update that changes one of
+# those lines fails here (build-kernel.sh would only warn and build
+# without the word, slower); a later tree that gains one is named here
+# too.
+#
+# usage: tests/test-kbuild-words.sh   (after make tree, for every tree)
+set -eu
+cd "$(dirname "$0")/.."
+. tests/lib.sh
+[ $# -eq 0 ] || { echo "usage: tests/test-kbuild-words.sh" >&2; exit 2; }
+W=trees/kbuild-words
+
+for v in $(known_trees); do
+	tree=$(unset KSRC WORK; KERNEL=$v; gate_paths; echo "$TREE")
+	git -C "$tree" rev-parse -q --verify upstream >/dev/null 2>&1 ||
+		{ echo "usage: no prepared tree $v in $tree (run: make tree KERNEL=$v)" >&2; exit 2; }
+	while IFS= read -r l; do
+		case $l in
+		'file '*) file=${l#file } expect= ;;
+		'line '*) line=${l#line } ;;
+		'expect '*) expect=${l#expect } ;;
+		'word '*)
+			name="$v: ${l#word }" name=${name%%=*}
+			case " $expect " in *" $v "*) want=holds ;; *) want=lacks ;; esac
+			if git -C "$tree" show "upstream:$file" 2>/dev/null | grep -qxF -- "$line"; then
+				got=holds
+			else
+				got=lacks
+			fi
+			[ "$got" = "$want" ] && pass "$name: $file $want the line" ||
+				fail "$name: $file $want the line" "it $got it (trees/kbuild-words: expect $expect)"
+			;;
+		esac
+	done <"$W"
+done
+exit "$T_FAILED"

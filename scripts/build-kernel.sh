@@ -39,8 +39,9 @@
 # (the last 64 per arch): a cache that every clone and work directory on
 # the machine share, as a CI job's cache directory is shared by its runs.
 #
-# Environment: JOBS (make -j, default 2), V=1 shows the build output,
-# CLONE3_IMAGE_CACHE.
+# Environment: JOBS (make -j, default: the number of cores; in a slot of
+# the gate's jobserver, CLONE3_SLOTS, the build takes what it can get),
+# V=1 shows the build output, CLONE3_IMAGE_CACHE.
 #
 # usage: build-kernel.sh ARCH SRC BUILDDIR
 set -eu
@@ -51,7 +52,7 @@ ARCH=$1
 SRC=$2
 BUILDDIR=$3
 ROOT=$(repo_root)
-JOBS=${JOBS:-2}
+JOBS=${JOBS:-$(nproc)}
 V=${V:-0}
 
 [ -f "$SRC/Makefile" ] && [ -f "$SRC/kernel/fork.c" ] ||
@@ -123,6 +124,14 @@ while IFS= read -r l; do
 		;;
 	esac
 done <"$ROOT/trees/kbuild-words"
+# In a slot of the gate's jobserver (run_arches, lib.sh), the build's make
+# takes further slots from it instead of running JOBS jobs of its own.
+MAKE_JOBS=(-j"$JOBS")
+if [ -n "${CLONE3_SLOTS:-}" ]; then
+	exec {slots_fd}<>"$CLONE3_SLOTS"
+	export MAKEFLAGS="-j --jobserver-auth=$slots_fd,$slots_fd"
+	MAKE_JOBS=()
+fi
 kmake() {
 	if [ "$V" = 1 ]; then
 		# stderr: stdout only carries the image path.
@@ -282,7 +291,7 @@ if [ -f "$BUILDDIR/$IMAGE" ] && [ "$built_mark" = "$mark" ] && [ -n "$tree" ] &&
 fi
 rm -f "$MARK"
 printf '%s\n%s\n' "$mark" "${tree:--}" >"$MARK.partial"
-kmake -j"$JOBS" "${scope[@]}" "$(basename "$IMAGE")" || fail_with_log "$ARCH kernel build failed"
+kmake "${MAKE_JOBS[@]}" "${scope[@]}" "$(basename "$IMAGE")" || fail_with_log "$ARCH kernel build failed"
 [ -f "$BUILDDIR/$IMAGE" ] || die "build finished but $BUILDDIR/$IMAGE is missing"
 mv "$MARK.partial" "$MARK"
 keep_image

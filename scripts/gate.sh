@@ -10,8 +10,9 @@
 # Environment (see check_gate_env and gate_paths in lib.sh): ARCHES
 # (default: every arch; any directory of qemu-images/ with a qemu.conf),
 # KERNEL (6.1 or 6.12: a directory of trees/), KSRC (a kernel tree of
-# yours instead), JOBS (make -j of each kernel; JOBS+1 arches run at once,
-# since a boot uses one core), ACCEL (tcg|kvm), V (0|1), WORK.
+# yours instead), JOBS (the slots every arch shares: compilers and guests
+# running at once, default the number of cores; run_arches in lib.sh),
+# ACCEL (tcg|kvm), V (0|1), WORK.
 # Exit: 0 every expectation met, 1 one was not, 2 usage or environment,
 # 130 interrupted (earlier results and the tree stay as they were).
 #
@@ -26,12 +27,12 @@ start_run
 S=$ROOT/scripts
 
 start=$(date +%s)
-echo "gate: tree $TREE_NAME; arches: $ARCHES; make -j$JOBS, up to $((JOBS + 1)) arches at once; accel: $ACCEL; work: $WORK"
+echo "gate: tree $TREE_NAME; arches: $ARCHES; $JOBS slots shared by the arches; accel: $ACCEL; work: $WORK"
 "$S/prepare-tree.sh"
 
 failed=0
 for v in base patched; do
-	run_arches $((JOBS + 1)) "$ARCHES" "$S/run-variant.sh" "$v" @ARCH@ || failed=$?
+	run_arches "$ARCHES" "$S/run-variant.sh" "$v" @ARCH@ || failed=$?
 done
 "$S/checkout-variant.sh" patched >/dev/null
 echo "gate: builds and boots done in $(($(date +%s) - start)) s"

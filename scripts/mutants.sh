@@ -45,7 +45,7 @@ trap 'restore; exit 130' INT TERM
 # every arch first, with the kernels of this very configuration (warm,
 # base's image is kept by its inputs, so this is a boot per arch).
 echo "base: the reference of the ABI diff"
-run_arches $((JOBS + 1)) "$ARCHES" "$S/run-variant.sh" base @ARCH@ || true
+run_arches "$ARCHES" "$S/run-variant.sh" base @ARCH@ || true
 
 variants=()
 for patch in "${MUTANTS[@]}"; do
@@ -71,7 +71,7 @@ for patch in "${MUTANTS[@]}"; do
 		continue
 	fi
 	"$S/checkout-variant.sh" "$commit" >/dev/null
-	run_arches $((JOBS + 1)) "$ARCHES" "$S/run-variant.sh" "$variant" @ARCH@ "$commit" || true
+	run_arches "$ARCHES" "$S/run-variant.sh" "$variant" @ARCH@ "$commit" || true
 	echo "$variant: $(($(date +%s) - start)) s for $(echo $ARCHES | wc -w) arch(es)"
 done
 rm -f "$RESULTS/.apply-err"

@@ -109,7 +109,9 @@ stop_ticker() {
 	tick=
 }
 trap 'stop_ticker; exit 130' INT TERM HUP
-if ! image=$(build_kernel); then
+# Each step that works takes a slot of the gate's jobserver (in_slot,
+# lib.sh): the kernel's make takes more while it can use them.
+if ! image=$(in_slot build_kernel); then
 	stop_ticker
 	[ "${V:-0}" = 1 ] || cat "$scratch.err" >&2
 	{ echo "gate: the $VARIANT kernel ($head) for $ARCH did not build:"; cat "$scratch.err"; } >"$scratch"
@@ -120,6 +122,8 @@ if ! image=$(build_kernel); then
 	exit 0
 fi
 stop_ticker
+# A warning of a build that succeeded (trees/kbuild-words).
+[ "${V:-0}" = 1 ] || [ ! -s "$scratch.err" ] || sed "s/^/$VARIANT $ARCH: /" "$scratch.err" >&2
 rm -f "$scratch.err"
 lap
 case $image in
@@ -127,9 +131,14 @@ case $image in
 *) say "kernel $head: the image of the same inputs, kept from an earlier build ($took)" ;;
 esac
 
-"$S/build-suite.sh" "$ARCH"
-[ -z "$COMPAT_ARCH" ] || "$S/build-suite.sh" "$COMPAT_ARCH"
-initrd=$("$S/build-initramfs.sh" "$ARCH")
+# Prints the initramfs's path.  (In a function run by in_slot, set -e
+# does not hold: each step returns its failure itself.)
+suite_and_initramfs() {
+	"$S/build-suite.sh" "$ARCH" >&2 || return
+	[ -z "$COMPAT_ARCH" ] || "$S/build-suite.sh" "$COMPAT_ARCH" >&2 || return
+	"$S/build-initramfs.sh" "$ARCH"
+}
+initrd=$(in_slot suite_and_initramfs)
 lap
 say "suite and initramfs ready ($took)"
 
@@ -158,7 +167,7 @@ fi
 
 rc=0
 # shellcheck disable=SC2086 # the guest's words and BOOT_ARGS are words by design
-"$S/boot.sh" "$ARCH" "$image" "$initrd" "$scratch" $words $BOOT_ARGS || rc=$?
+in_slot "$S/boot.sh" "$ARCH" "$image" "$initrd" "$scratch" $words $BOOT_ARGS || rc=$?
 opt=()
 case $rc in
 0) ;;

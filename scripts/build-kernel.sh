@@ -108,22 +108,15 @@ esac
 # none of them): some 5500 process starts fewer in a cold x86_64 build of
 # 6.1 (416 s of CPU here instead of 481 with the first two).
 KBUILD_FIXES=()
-while IFS= read -r l; do
-	case $l in
-	'file '*) kfile=${l#file } kexpect= ;;
-	'line '*) kline=${l#line } ;;
-	'expect '*) kexpect=${l#expect } ;;
-	'word '*)
-		if grep -sqxF -- "$kline" "$SRC/$kfile"; then
-			KBUILD_FIXES+=("${l#word }")
-		else
-			case " $kexpect " in
-			*" $VP "*) echo "build-kernel.sh: warning: $SRC/$kfile no longer holds the line trees/kbuild-words expects of $VP: built without ${l#word }" >&2 ;;
-			esac
-		fi
-		;;
-	esac
-done <"$ROOT/trees/kbuild-words"
+while IFS=$'\037' read -r kfile kline kexpect kword; do
+	if grep -sqxF -- "$kline" "$SRC/$kfile"; then
+		KBUILD_FIXES+=("$kword")
+	else
+		case " $kexpect " in
+		*" $VP "*) echo "build-kernel.sh: warning: $SRC/$kfile no longer holds the line trees/kbuild-words expects of $VP: built without $kword" >&2 ;;
+		esac
+	fi
+done < <(kbuild_words)
 # In a slot of the gate's jobserver (run_arches, lib.sh), the build's make
 # takes further slots from it instead of running JOBS jobs of its own.
 MAKE_JOBS=(-j"$JOBS")

@@ -309,6 +309,23 @@ apt_install() {
 	return $rc
 }
 
+# The stanzas of trees/kbuild-words (build-kernel.sh, and its test), one
+# per line: the file, the line it must hold, the trees expected to hold
+# it and the make word, separated by the ASCII unit separator (037; no
+# Kbuild line holds one, and an empty field stays a field).
+#   kbuild_words
+kbuild_words() {
+	local l file='' line='' expect=''
+	while IFS= read -r l; do
+		case $l in
+		'file '*) file=${l#file } expect= ;;
+		'line '*) line=${l#line } ;;
+		'expect '*) expect=${l#expect } ;;
+		'word '*) printf '%s\037%s\037%s\037%s\n' "$file" "$line" "$expect" "${l#word }" ;;
+		esac
+	done <"$(repo_root)/trees/kbuild-words"
+}
+
 # The arches a gate runs when ARCHES is not given.
 DEFAULT_ARCHES="x86_64 arm64 riscv64 i386 armv7"
 

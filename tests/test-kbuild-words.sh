@@ -13,29 +13,21 @@ set -eu
 cd "$(dirname "$0")/.."
 . tests/lib.sh
 [ $# -eq 0 ] || { echo "usage: tests/test-kbuild-words.sh" >&2; exit 2; }
-W=trees/kbuild-words
 
 for v in $(known_trees); do
 	tree=$(unset KSRC WORK; KERNEL=$v; gate_paths; echo "$TREE")
 	git -C "$tree" rev-parse -q --verify upstream >/dev/null 2>&1 ||
 		{ echo "usage: no prepared tree $v in $tree (run: make tree KERNEL=$v)" >&2; exit 2; }
-	while IFS= read -r l; do
-		case $l in
-		'file '*) file=${l#file } expect= ;;
-		'line '*) line=${l#line } ;;
-		'expect '*) expect=${l#expect } ;;
-		'word '*)
-			name="$v: ${l#word }" name=${name%%=*}
-			case " $expect " in *" $v "*) want=holds ;; *) want=lacks ;; esac
-			if git -C "$tree" show "upstream:$file" 2>/dev/null | grep -qxF -- "$line"; then
-				got=holds
-			else
-				got=lacks
-			fi
-			[ "$got" = "$want" ] && pass "$name: $file $want the line" ||
-				fail "$name: $file $want the line" "it $got it (trees/kbuild-words: expect $expect)"
-			;;
-		esac
-	done <"$W"
+	while IFS=$'\037' read -r file line expect word; do
+		name="$v: ${word%%=*}"
+		case " $expect " in *" $v "*) want=holds ;; *) want=lacks ;; esac
+		if git -C "$tree" show "upstream:$file" 2>/dev/null | grep -qxF -- "$line"; then
+			got=holds
+		else
+			got=lacks
+		fi
+		[ "$got" = "$want" ] && pass "$name: $file $want the line" ||
+			fail "$name: $file $want the line" "it $got it (trees/kbuild-words: expect $expect)"
+	done < <(kbuild_words)
 done
 exit "$T_FAILED"

@@ -248,7 +248,7 @@ fi
 MARK=$BUILDDIR/.clone3-built
 mark="$SRC $inputs"
 # shellcheck disable=SC2034 # read's first field: the mark line
-{ read -r built_mark; read -r built_tree; } <"$MARK" 2>/dev/null || built_mark=
+{ read -r built_mark; read -r built_tree; } 2>/dev/null <"$MARK" || built_mark=
 # The source is what that build had: make would only walk the tree to
 # find that out (several seconds per arch), so skip it.  Known from the
 # two git trees when both are; otherwise nothing in the source tree may be

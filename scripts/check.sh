@@ -14,9 +14,7 @@
 #
 # Which arch runs on which tree (CHECK_GATE_6_1, CHECK_GATE_6_12): each
 # arch's kernel is built once, so that CI stays under 30 minutes and still
-# boots every arch and both trees; the two gates run at once, sharing
-# JOBS slots (default: the number of cores).  make gate / make mutants
-# run the rest.
+# boots every arch and both trees.  make gate / make mutants run the rest.
 #
 # usage: check.sh [fast]
 set -eu
@@ -41,21 +39,13 @@ skipped=0
 
 # step NAME COMMAND...: run one step, count what it reports.
 step() {
-	local name=$1 rc t0=$SECONDS
+	local name=$1 rc p f s line t0=$SECONDS
 	shift
 	echo "== $name: $*"
 	set +e
 	"$@" >"$LOGS/$name.log" 2>&1
 	rc=$?
 	set -e
-	tally "$name" "$rc" "$t0"
-}
-
-# Count the checks of step NAME from its log and exit status RC; T0 is
-# when it started (SECONDS).
-#   tally NAME RC T0
-tally() {
-	local name=$1 rc=$2 t0=$3 p f s line
 	p=$(grep -c '^ok - ' "$LOGS/$name.log" || true)
 	f=$(grep -c '^not ok - ' "$LOGS/$name.log" || true)
 	s=0
@@ -104,24 +94,8 @@ step apply tests/test-apply.sh
 step selftest-host scripts/selftest-host.sh
 step kselftest-tree scripts/kselftest-tree.sh
 step kselftest-tree-6.12 env KERNEL=6.12 scripts/kselftest-tree.sh
-# The gates of both trees at once, on one jobserver (run_arches, lib.sh;
-# each gate's own run_arches takes its slots from it): one tree's boots,
-# links and suites overlap the other's compilers.
-gate_of() {
-	local arches=$CHECK_GATE_6_1 name=gate rc
-	[ "$1" = 6.1 ] || { arches=$CHECK_GATE_6_12 name=gate-$1; }
-	env KERNEL="$1" ARCHES="$arches" scripts/gate.sh >"$LOGS/$name.log" 2>&1 && rc=0 || rc=$?
-	echo "$rc" >"$LOGS/$name.rc"
-}
-echo "== gate: env KERNEL=6.1 ARCHES=\"$CHECK_GATE_6_1\" scripts/gate.sh"
-echo "== gate-6.12: env KERNEL=6.12 ARCHES=\"$CHECK_GATE_6_12\" scripts/gate.sh (at once)"
-t0=$SECONDS
-rm -f "$LOGS/gate.rc" "$LOGS/gate-6.12.rc"
-JOBS=${JOBS:-$(nproc)}
-case $JOBS in '' | *[!0-9]* | 0*) die "JOBS=$JOBS is not a positive integer" ;; esac
-run_arches "6.1 6.12" gate_of @ARCH@ || true
-tally gate "$(cat "$LOGS/gate.rc" 2>/dev/null || echo 2)" "$t0"
-tally gate-6.12 "$(cat "$LOGS/gate-6.12.rc" 2>/dev/null || echo 2)" "$t0"
+step gate env KERNEL=6.1 ARCHES="$CHECK_GATE_6_1" scripts/gate.sh
+step gate-6.12 env KERNEL=6.12 ARCHES="$CHECK_GATE_6_12" scripts/gate.sh
 step ci-engines tests/test-ci-engines.sh
 step mutants env KERNEL=6.1 ARCHES="$CHECK_MUTANT_ARCHES" scripts/mutants.sh
 survivors=$LOGS/survivor-mutants

@@ -80,6 +80,7 @@ FRAGMENTS="$TINY $OURS"
 for f in $FRAGMENTS; do
 	[ -f "$f" ] || die "kconfig fragment $f is missing"
 done
+[ -f "$ROOT/trees/kbuild-words" ] || die "$ROOT/trees/kbuild-words is missing"
 mkdir -p "$BUILDDIR"
 BUILDDIR=$(cd "$BUILDDIR" && pwd)
 LOG=$BUILDDIR/clone3-build.log
@@ -121,6 +122,8 @@ done < <(kbuild_words)
 # takes further slots from it instead of running JOBS jobs of its own.
 MAKE_JOBS=(-j"$JOBS")
 if [ -n "${CLONE3_SLOTS:-}" ]; then
+	[ -p "$CLONE3_SLOTS" ] ||
+		die "CLONE3_SLOTS=$CLONE3_SLOTS is not the gate's jobserver (a fifo; the gate sets it): unset it"
 	exec {slots_fd}<>"$CLONE3_SLOTS"
 	export MAKEFLAGS="-j --jobserver-auth=$slots_fd,$slots_fd"
 	MAKE_JOBS=()

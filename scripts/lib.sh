@@ -330,10 +330,12 @@ kbuild_words() {
 DEFAULT_ARCHES="x86_64 arm64 riscv64 i386 armv7"
 
 # Check the gate's settings from the environment (ARCHES, JOBS, ACCEL, V,
-# REBOOT, CLONE3_FUZZ_SECONDS, KERNEL, KSRC), make the paths (gate_paths) and check that each arch's
-# cross compiler, static C library and QEMU are there, and those of the
-# arch whose programs its guest runs in compat.  Arches are whatever
-# qemu-images/ holds a qemu.conf for.
+# REBOOT, CLONE3_FUZZ_SECONDS, CLONE3_FULL_WALK,
+# CLONE3_SLOTS, CLONE3_IMAGE_CACHE, KERNEL, KSRC), make the paths
+# (gate_paths) and check that each arch's cross compiler, static C
+# library and QEMU are there, and those of the arch whose programs its
+# guest runs in compat.  Arches are whatever qemu-images/ holds a
+# qemu.conf for.
 check_gate_env() {
 	local root a known seen=" "
 	root=$(repo_root)
@@ -354,6 +356,9 @@ check_gate_env() {
 	REBOOT=${REBOOT:-0}
 	case $REBOOT in 0 | 1) ;; *) die "REBOOT=$REBOOT: use 0 or 1" ;; esac
 	case ${CLONE3_FULL_WALK:-0} in 0 | 1) ;; *) die "CLONE3_FULL_WALK=$CLONE3_FULL_WALK: use 0 or 1" ;; esac
+	# Set by run_arches for its jobs only.
+	[ -z "${CLONE3_SLOTS:-}" ] || [ -p "$CLONE3_SLOTS" ] ||
+		die "CLONE3_SLOTS=$CLONE3_SLOTS is not the gate's jobserver (a fifo; the gate sets it): unset it"
 	fuzz_budget >/dev/null
 	# A relative cache directory is one of the caller's directory.
 	if [ -n "${CLONE3_IMAGE_CACHE:-}" ]; then

@@ -76,6 +76,7 @@ for t in tests/test_*.py; do
 done
 step test-base-build tests/test-base-build.sh
 step test-checkout tests/test-checkout.sh
+step test-hugepages tests/test-hugepages.sh
 need_cmd shellcheck shellcheck
 step shellcheck shellcheck -x -S warning .ci/run scripts/*.sh tests/*.sh
 need_packages python3-flake8

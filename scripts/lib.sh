@@ -326,11 +326,27 @@ kbuild_words() {
 	done <"$(repo_root)/trees/kbuild-words"
 }
 
+# Build scripts/hugepage-heap.c, the preload object that asks huge pages
+# for big anonymous mappings, into SO unless SO is newer than it; the
+# compiler's output goes to LOG.  Fails when it does not build.
+#   build_hugepage_heap SO LOG
+build_hugepage_heap() {
+	local src
+	src=$(repo_root)/scripts/hugepage-heap.c
+	[ ! "$1" -nt "$src" ] || return 0
+	if gcc -O2 -Wall -shared -fPIC -o "$1.$$" "$src" -ldl >>"$2" 2>&1; then
+		mv -f "$1.$$" "$1"
+	else
+		rm -f "$1.$$" "$1"
+		return 1
+	fi
+}
+
 # The arches a gate runs when ARCHES is not given.
 DEFAULT_ARCHES="x86_64 arm64 riscv64 i386 armv7"
 
 # Check the gate's settings from the environment (ARCHES, JOBS, ACCEL, V,
-# REBOOT, CLONE3_FUZZ_SECONDS, CLONE3_FULL_WALK,
+# REBOOT, CLONE3_FUZZ_SECONDS, CLONE3_FULL_WALK, CLONE3_HUGEPAGES,
 # CLONE3_SLOTS, CLONE3_IMAGE_CACHE, KERNEL, KSRC), make the paths
 # (gate_paths) and check that each arch's cross compiler, static C
 # library and QEMU are there, and those of the arch whose programs its
@@ -356,6 +372,7 @@ check_gate_env() {
 	REBOOT=${REBOOT:-0}
 	case $REBOOT in 0 | 1) ;; *) die "REBOOT=$REBOOT: use 0 or 1" ;; esac
 	case ${CLONE3_FULL_WALK:-0} in 0 | 1) ;; *) die "CLONE3_FULL_WALK=$CLONE3_FULL_WALK: use 0 or 1" ;; esac
+	case ${CLONE3_HUGEPAGES:-1} in 0 | 1) ;; *) die "CLONE3_HUGEPAGES=$CLONE3_HUGEPAGES: use 0 or 1" ;; esac
 	# Set by run_arches for its jobs only.
 	[ -z "${CLONE3_SLOTS:-}" ] || [ -p "$CLONE3_SLOTS" ] ||
 		die "CLONE3_SLOTS=$CLONE3_SLOTS is not the gate's jobserver (a fifo; the gate sets it): unset it"

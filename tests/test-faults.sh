@@ -110,6 +110,7 @@ bad "JOBS=0" "JOBS=0" JOBS=0 scripts/gate.sh
 bad "JOBS=two" "JOBS=two" JOBS=two scripts/gate.sh
 bad "REBOOT=yes" "REBOOT=yes: use 0 or 1" REBOOT=yes scripts/gate.sh
 bad "CLONE3_FULL_WALK=yes" "CLONE3_FULL_WALK=yes: use 0 or 1" CLONE3_FULL_WALK=yes scripts/gate.sh
+bad "CLONE3_HUGEPAGES=yes" "CLONE3_HUGEPAGES=yes: use 0 or 1" CLONE3_HUGEPAGES=yes scripts/gate.sh
 bad "CLONE3_SLOTS not a fifo" "CLONE3_SLOTS=$D is not the gate's jobserver" CLONE3_SLOTS="$D" scripts/gate.sh
 bad "build-kernel CLONE3_SLOTS" "CLONE3_SLOTS=$D is not the gate's jobserver" \
 	CLONE3_SLOTS="$D" scripts/build-kernel.sh $A "$(scripts/checkout-variant.sh patched)" "$D/no-build"

@@ -10,7 +10,8 @@
 # the gate's fault tests and the scoped rebuild's test (x86_64, 6.1).
 # Each step's output is kept in build/check/<step>.log; the closing line
 # counts every check of every step ("N passed, N failed, N skipped"; a
-# skipped check is never counted as passed).
+# skipped check is never counted as passed).  The steps run one after
+# the other, but for the two trees' preparations, which run at once.
 #
 # Which arch runs on which tree (CHECK_GATE_6_1, CHECK_GATE_6_12): each
 # arch's kernel is built once, so that CI stays under 30 minutes and still
@@ -39,13 +40,44 @@ skipped=0
 
 # step NAME COMMAND...: run one step, count what it reports.
 step() {
-	local name=$1 rc p f s line t0=$SECONDS
+	step_start "$@"
+	step_end "$1"
+}
+
+# step_start NAME COMMAND...: start a step in the background, its output
+# in its log, no terminal input; step_end NAME waits for it and counts
+# what it reports.  Two steps that each keep one core busy and share
+# nothing run at once this way.  Each step leads its own process group:
+# an interrupt of make check (SIGINT, SIGTERM, SIGHUP) stops every
+# process of the steps under way with SIGTERM, as the gate's own
+# interrupt does its arches (run_arches, lib.sh).
+declare -A STEP_PID STEP_T0
+step_start() {
+	local name=$1
 	shift
 	echo "== $name: $*"
-	set +e
-	"$@" >"$LOGS/$name.log" 2>&1
-	rc=$?
-	set -e
+	set -m
+	"$@" </dev/null >"$LOGS/$name.log" 2>&1 &
+	STEP_PID[$name]=$!
+	set +m
+	STEP_T0[$name]=$SECONDS
+}
+stop_steps() {
+	local p
+	trap - INT TERM HUP
+	for p in "${STEP_PID[@]}"; do
+		kill -TERM -- "-$p" 2>/dev/null || true
+	done
+	wait
+	echo "make check: interrupted" >&2
+	exit 130
+}
+trap stop_steps INT TERM HUP
+
+step_end() {
+	local name=$1 rc=0 p f s line
+	wait "${STEP_PID[$name]}" || rc=$?
+	unset "STEP_PID[$name]"
 	p=$(grep -c '^ok - ' "$LOGS/$name.log" || true)
 	f=$(grep -c '^not ok - ' "$LOGS/$name.log" || true)
 	s=0
@@ -64,7 +96,7 @@ step() {
 	fi
 	grep -E '^not ok ' "$LOGS/$name.log" | sed 's/^/  /' || true
 	tail -n 2 "$LOGS/$name.log" | sed 's/^/  | /'
-	echo "   $name: $p passed, $f failed, $s skipped (exit $rc; $((SECONDS - t0)) s; log $LOGS/$name.log)"
+	echo "   $name: $p passed, $f failed, $s skipped (exit $rc; $((SECONDS - STEP_T0[$name])) s; log $LOGS/$name.log)"
 	passed=$((passed + p))
 	failed=$((failed + f))
 	skipped=$((skipped + s))
@@ -87,8 +119,12 @@ if [ "$MODE" = fast ]; then
 	exit
 fi
 
-step tree env KERNEL=6.1 scripts/prepare-tree.sh
-step tree-6.12 env KERNEL=6.12 scripts/prepare-tree.sh
+# Unpacking and importing a tree keeps one core busy (xz, then git): the
+# two trees are prepared at once.
+step_start tree env KERNEL=6.1 scripts/prepare-tree.sh
+step_start tree-6.12 env KERNEL=6.12 scripts/prepare-tree.sh
+step_end tree
+step_end tree-6.12
 step kbuild-words tests/test-kbuild-words.sh
 step series tests/test-series.sh
 step apply tests/test-apply.sh

@@ -302,9 +302,11 @@ need_packages() {
 
 # apt-get install PACKAGE... quietly: apt's chatter (debconf's "delaying
 # package configuration", ...) is shown only when the install fails.
+# Another install under way (make check prepares both trees at once) is
+# waited for, up to five minutes, not failed on.
 apt_install() {
 	local out rc=0
-	out=$(DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" 2>&1 >/dev/null) || rc=$?
+	out=$(DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 "$@" 2>&1 >/dev/null) || rc=$?
 	[ $rc = 0 ] || echo "$out" | tail -n 5 >&2
 	return $rc
 }

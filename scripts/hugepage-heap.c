@@ -10,8 +10,8 @@
  * touches some 100 MB compiling one kernel object; in 4 KB pages that is
  * some 23,000 page faults per object, a fifth of a cold build's CPU on a
  * virtual machine where a fault costs microseconds, and as many TLB
- * misses.  With huge pages a cold x86_64 6.1 kernel took 162 s instead of
- * 228 s here (Documentation/gate.md).  glibc's malloc is asked the same
+ * misses.  With huge pages a cold kernel builds about 30% faster here
+ * (Documentation/gate.md has the figures).  glibc's malloc is asked the same
  * through its tunable glibc.malloc.hugetlb=1, which build-kernel.sh sets.
  *
  * Nothing is built differently: the advice changes how memory is mapped,

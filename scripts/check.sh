@@ -109,6 +109,7 @@ done
 step test-base-build tests/test-base-build.sh
 step test-checkout tests/test-checkout.sh
 step test-hugepages tests/test-hugepages.sh
+step test-space tests/test-space.sh
 need_cmd shellcheck shellcheck
 step shellcheck shellcheck -x -S warning .ci/run scripts/*.sh tests/*.sh
 need_packages python3-flake8
@@ -118,6 +119,15 @@ if [ "$MODE" = fast ]; then
 	[ "$failed" -eq 0 ]
 	exit
 fi
+
+# What is still to be written, checked before anything is.
+need=$GATE_MIB
+for k in 6.1 6.12; do
+	w=$(KERNEL=$k && gate_paths && echo "$WORK")
+	[ -d "$w/linux/.git" ] || need=$((need + TREE_MIB))
+	[ -e "$w/kselftest-tree/.git" ] || need=$((need + KSELFTEST_TREE_MIB))
+done
+need_space build "$need" "make check (trees 6.1 and 6.12, their kselftest work trees, the gates)"
 
 # Unpacking and importing a tree keeps one core busy (xz, then git): the
 # two trees are prepared at once.

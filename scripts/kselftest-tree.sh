@@ -40,6 +40,7 @@ done
 
 if [ ! -e "$WT/.git" ]; then
 	rm -rf "$WT"
+	need_space "$WORK" "$KSELFTEST_TREE_MIB" "the kselftest work tree $WT"
 	git -C "$TREE" worktree prune
 	git -C "$TREE" worktree add -q --detach "$WT" patched ||
 		die "cannot make a work tree of $TREE at $WT"

@@ -7,6 +7,26 @@ die() {
 	exit 2
 }
 
+# The disk space the big steps write, in MiB, from the larger tree (6.12,
+# 2026-12-07), rounded up: a prepared tree (build/<tree>/linux, 2.2 GB)
+# and its kselftest work tree (build/<tree>/kselftest-tree, 1.7 GB with
+# the suite built).  The kernels, initramfs and logs of a gate take less
+# than GATE_MIB.
+TREE_MIB=2600
+KSELFTEST_TREE_MIB=2000
+GATE_MIB=1024
+
+# need_space DIR MIB WHAT: stop with a one-line reason, before anything
+# is written, when the file system holding DIR (or its nearest existing
+# parent) has less than MIB MiB free.  A full disk would otherwise show
+# as a write error in the middle of a step.
+need_space() {
+	local d=$1 free
+	while [ ! -d "$d" ]; do d=$(dirname "$d"); done
+	free=$(df -Pm "$d" | awk 'NR == 2 { print $4 }')
+	[ "$free" -ge "$2" ] || die "$3 needs about $2 MiB free in $d, which has $free MiB"
+}
+
 # The Python that runs our scripts (standard library only): that of
 # Debian's python3 package, the one the gate installs, rather than
 # whatever comes first in PATH; a version manager's shim there (pyenv's
@@ -387,6 +407,11 @@ check_gate_env() {
 		export CLONE3_IMAGE_CACHE
 	fi
 	gate_paths
+	if [ -d "$TREE/.git" ]; then
+		need_space "$WORK" "$GATE_MIB" "the gate's kernels"
+	else
+		need_space "$WORK" $((TREE_MIB + GATE_MIB)) "the tree and the gate's kernels"
+	fi
 	export ARCHES JOBS ACCEL V REBOOT
 	need_python3
 	need_cmd git git

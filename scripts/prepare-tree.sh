@@ -37,6 +37,7 @@ import_upstream() {
 	local tmp=$WORK/linux.partial
 
 	rm -rf "$tmp"
+	need_space "$WORK" "$TREE_MIB" "the tree $TREE"
 	mkdir -p "$tmp"
 	if [ -n "$KSRC" ]; then
 		[ -f "$KSRC/Makefile" ] && [ -f "$KSRC/kernel/fork.c" ] ||

@@ -7,13 +7,15 @@
 # CPU time (user + system of every process it ran).  Works in its own
 # directory (build/bench-<KERNEL>) so the user's work directory stays warm.
 #   tree preparation (unpack and import), from nothing
-#   kunit.py cold, and warm after touching kernel/fork.c
+#   kunit.py cold, and warm after touching kernel/fork.c (the median of
+#   WARM_RUNS runs)
 #   gate cold (ARCHES, base + patched, suites and initramfs included);
 #   when ARCHES holds the 64-bit arches and more, as two gates: the
 #   64-bit arches (the three-arch figure), then ARCHES, which builds the
 #   rest; the figure for ARCHES is their sum
 #   gate warm after an edit of kernel/fork.c in the patched tree (ARCHES,
-#   and the three 64-bit arches when ARCHES holds more)
+#   and the three 64-bit arches when ARCHES holds more; the median of
+#   WARM_RUNS edits, each run shown)
 #   boot to verdict per arch (patched kernel, median of BOOTS boots)
 #   mutant cost per arch after the first (BENCH_MUTANTS mutants)
 #   the spawner's benchmark on the host and in each guest
@@ -36,7 +38,13 @@ S=$ROOT/scripts
 cd "$ROOT"
 BOOTS=${BOOTS:-3}
 BENCH_MUTANTS=${BENCH_MUTANTS:-3}
-case $BOOTS$BENCH_MUTANTS in *[!0-9]*) die "BOOTS and BENCH_MUTANTS must be positive integers" ;; esac
+# A warm figure is a few dozen seconds of small steps, and moves from one
+# run to the next by more than its target's margin: each side's is the
+# median of WARM_RUNS runs.
+WARM_RUNS=${WARM_RUNS:-3}
+for n in "$BOOTS" "$BENCH_MUTANTS" "$WARM_RUNS"; do
+	case $n in '' | *[!0-9]* | 0*) die "BOOTS, BENCH_MUTANTS and WARM_RUNS must be positive integers" ;; esac
+done
 mkdir -p "$WORK" "$RESULTS"
 OUT=$RESULTS/bench.md
 LOG=$WORK/bench.log
@@ -62,6 +70,21 @@ timed() {
 	printf 'bench: %s: %.1f s wall, %.1f s CPU\n' "$name" "${W[$name]}" "${C[$name]}"
 }
 
+# median NAME: of the runs NAME_1 .. NAME_<WARM_RUNS>, the one of the
+# median wall time becomes W[NAME] and C[NAME]; RUNS[NAME] lists every
+# run's wall time.
+declare -A RUNS
+median() {
+	local name=$1 i pick
+	pick=$(for i in $(seq "$WARM_RUNS"); do echo "${W[${name}_$i]} $i"; done |
+		sort -n -k1,1 | sed -n "$(((WARM_RUNS + 1) / 2))p" | cut -d' ' -f2)
+	W[$name]=${W[${name}_$pick]}
+	C[$name]=${C[${name}_$pick]}
+	RUNS[$name]=$(for i in $(seq "$WARM_RUNS"); do printf '%.1f\n' "${W[${name}_$i]}"; done | paste -sd/ | sed 's|/| / |g')
+	printf 'bench: %s: median of %d runs (%s s): %.1f s wall, %.1f s CPU\n' \
+		"$name" "$WARM_RUNS" "${RUNS[$name]}" "${W[$name]}" "${C[$name]}"
+}
+
 ratio() {
 	printf '%.2f' "$(echo "scale=4; $1 / $2" | bc)"
 }
@@ -79,8 +102,11 @@ KUNIT="$PYTHON3 $TREE/tools/testing/kunit/kunit.py run --arch=x86_64 --build_dir
 
 rm -rf "$WORK/kunit"
 timed kunit_cold $KUNIT
-touch "$TREE/kernel/fork.c"
-timed kunit_warm $KUNIT
+for i in $(seq "$WARM_RUNS"); do
+	touch "$TREE/kernel/fork.c"
+	timed "kunit_warm_$i" $KUNIT
+done
+median kunit_warm
 
 # The 64-bit arches: those whose compiler defines __LP64__ (the toolchain
 # says it; no list of names here).
@@ -118,8 +144,16 @@ fi
 # for the 64-bit arches the first target was set for.
 orig=$(git -C "$TREE" rev-parse patched)
 trap 'git -C "$TREE" update-ref refs/heads/patched "$orig"; "$S/checkout-variant.sh" patched >/dev/null 2>&1 || true' EXIT
-# warm NAME ARCHES: one edit, then the gate on ARCHES, timed as NAME.
+# warm NAME ARCHES: WARM_RUNS times one edit, then the gate on ARCHES,
+# timed as NAME_<run>; NAME is their median.
 warm() {
+	local i
+	for i in $(seq "$WARM_RUNS"); do
+		warm_once "${1}_$i" "$2"
+	done
+	median "$1"
+}
+warm_once() {
 	local edit
 	edit=$(
 		cd "$TREE"
@@ -230,9 +264,10 @@ done
 n=$(echo $ARCHES | wc -w)
 cold_target=1.5
 [ "$n" -le 3 ] || cold_target=2.5
-# cell NAME: "W s (C s CPU)"
+# cell NAME: "W s (C s CPU)", and each run of a median
 cell() {
 	printf '%.0f s (%.0f s CPU)' "${W[$1]}" "${C[$1]}"
+	[ -z "${RUNS[$1]:-}" ] || printf ', median of %s s' "${RUNS[$1]}"
 }
 # row FIGURE OURS KUNIT RATIO TARGET
 row() {

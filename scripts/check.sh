@@ -110,6 +110,7 @@ step test-base-build tests/test-base-build.sh
 step test-checkout tests/test-checkout.sh
 step test-hugepages tests/test-hugepages.sh
 step test-space tests/test-space.sh
+step test-slots tests/test-slots.sh
 need_cmd shellcheck shellcheck
 step shellcheck shellcheck -x -S warning .ci/run scripts/*.sh tests/*.sh
 need_packages python3-flake8

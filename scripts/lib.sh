@@ -457,17 +457,22 @@ need_arch_tools() {
 # non-zero status.
 #   run_arches "ARCHES" COMMAND ARG...
 run_arches() {
-	local arches=$1 a p rc=0 st slots=
+	local arches=$1 a p rc=0 st own="" dir
 	local -a pids=() args=()
 	shift
-	trap '_run_arches_stop "$slots" "${pids[@]}"' INT TERM HUP
+	trap '_run_arches_stop "${pids[@]}"' INT TERM HUP
 	if [ -z "${CLONE3_SLOTS:-}" ]; then
-		slots=$(mktemp -d "${TMPDIR:-/tmp}/clone3-slots.XXXXXX")
-		mkfifo "$slots/jobserver"
+		own=1
+		dir=$(mktemp -d "${TMPDIR:-/tmp}/clone3-slots.XXXXXX")
+		mkfifo "$dir/jobserver"
 		# Opened for reading and writing: the pipe never sees an end.
-		exec {SLOTS_FD}<>"$slots/jobserver"
+		exec {SLOTS_FD}<>"$dir/jobserver"
+		# The pipe lives on in that descriptor, and the jobs open it
+		# through /proc: no name is left behind, not even by a run
+		# killed outright (SIGKILL).
+		rm -rf "$dir"
 		printf "%${JOBS}s" '' | tr ' ' + >&"$SLOTS_FD"
-		export CLONE3_SLOTS=$slots/jobserver
+		export CLONE3_SLOTS=/proc/$BASHPID/fd/$SLOTS_FD
 	fi
 	set -m
 	for a in $arches; do
@@ -482,23 +487,20 @@ run_arches() {
 	done
 	set +m
 	trap - INT TERM HUP
-	if [ -n "$slots" ]; then
+	if [ -n "$own" ]; then
 		exec {SLOTS_FD}>&-
 		unset CLONE3_SLOTS
-		rm -rf "$slots"
 	fi
 	return $rc
 }
 
 _run_arches_stop() {
-	local p slots=$1
-	shift
+	local p
 	trap - INT TERM HUP
 	for p in "$@"; do
 		kill -TERM -- "-$p" 2>/dev/null || true
 	done
 	wait
-	[ -z "$slots" ] || rm -rf "$slots"
 	echo "interrupted; earlier results are kept, the next run picks up from here" >&2
 	exit 130
 }

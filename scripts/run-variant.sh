@@ -79,6 +79,8 @@ report() {
 }
 
 build_kernel() {
+	# For the ticker: the build has its slot.
+	: >"$scratch.building"
 	if [ "${V:-0}" = 1 ]; then
 		"$S/build-kernel.sh" "$ARCH" "$src" "$(kbuild_dir "$ARCH" "$build")" \
 			2> >(tee "$scratch.err" >&2)
@@ -88,17 +90,23 @@ build_kernel() {
 	fi
 }
 # On a terminal, a kernel build says every 20 s that it is alive and how
-# far it has got (objects so far, of the count of its last full build);
-# in a log (CI) the step's one closing line is enough.
+# far it has got (objects so far, of the count of its last full build),
+# or that it still waits for a slot; in a log (CI) the step's one
+# closing line is enough.
 ticker() {
 	local dir=$1 n of s=0
 	of=$(cat "$dir/.clone3-objects" 2>/dev/null || true)
 	while sleep 20; do
 		s=$((s + 20))
+		if [ ! -e "$scratch.building" ]; then
+			say "kernel build waiting for a free slot (another arch's steps hold them) after $s s"
+			continue
+		fi
 		n=$(find "$dir" -name '*.o' 2>/dev/null | wc -l)
 		say "building the kernel: $n objects${of:+ of about $of} after $s s"
 	done
 }
+rm -f "$scratch.building"
 tick=
 if [ -t 1 ] && [ "${V:-0}" != 1 ]; then
 	ticker "$(kbuild_dir "$ARCH" "$build")" &
@@ -107,6 +115,7 @@ fi
 stop_ticker() {
 	[ -z "$tick" ] || kill "$tick" 2>/dev/null || true
 	tick=
+	rm -f "$scratch.building"
 }
 trap 'stop_ticker; exit 130' INT TERM HUP
 # Each step that works takes a slot of the gate's jobserver (in_slot,

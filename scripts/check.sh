@@ -65,17 +65,7 @@ step_start() {
 	set +m
 	STEP_T0[$name]=$SECONDS
 }
-stop_steps() {
-	local p
-	trap - INT TERM HUP
-	for p in "${STEP_PID[@]}"; do
-		kill -TERM -- "-$p" 2>/dev/null || true
-	done
-	wait
-	echo "make check: interrupted" >&2
-	exit 130
-}
-trap stop_steps INT TERM HUP
+trap 'stop_groups "make check: interrupted" "${STEP_PID[@]}"' INT TERM HUP
 
 step_end() {
 	local name=$1 rc=0 p f s line

@@ -460,7 +460,7 @@ run_arches() {
 	local arches=$1 a p rc=0 st own="" dir
 	local -a pids=() args=()
 	shift
-	trap '_run_arches_stop "${pids[@]}"' INT TERM HUP
+	trap 'stop_groups "interrupted; earlier results are kept, the next run picks up from here" "${pids[@]}"' INT TERM HUP
 	if [ -z "${CLONE3_SLOTS:-}" ]; then
 		own=1
 		dir=$(mktemp -d "${TMPDIR:-/tmp}/clone3-slots.XXXXXX")
@@ -494,14 +494,19 @@ run_arches() {
 	return $rc
 }
 
-_run_arches_stop() {
-	local p
+# An interrupt's end: SIGTERM to each process group PGID (jobs started
+# under set -m, each leading its own), wait for them, say MESSAGE, leave
+# with 130.  For run_arches's jobs and make check's steps.
+#   stop_groups MESSAGE PGID...
+stop_groups() {
+	local p msg=$1
+	shift
 	trap - INT TERM HUP
 	for p in "$@"; do
 		kill -TERM -- "-$p" 2>/dev/null || true
 	done
 	wait
-	echo "interrupted; earlier results are kept, the next run picks up from here" >&2
+	echo "$msg" >&2
 	exit 130
 }
 

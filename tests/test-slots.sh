@@ -45,6 +45,24 @@ left=$(ls -A "$D/tmp")
 expect "a job that fails: its status" 1 env TMPDIR="$D/tmp" JOBS=2 \
 	bash -c '. scripts/lib.sh; run_arches "a bad" "$D/job.sh" @ARCH@'
 
+# Stopped (SIGTERM) while the jobs run: every job's group is stopped,
+# the run says so and leaves with 130 (stop_groups).
+: >"$D/seen"
+set -m
+TMPDIR="$D/tmp" JOBS=1 bash -c '. scripts/lib.sh; run_arches "a b c d e f" "$D/job.sh" @ARCH@' >"$D/out" 2>&1 &
+pid=$!
+set +m
+sleep 0.5
+kill -TERM "$pid"
+rc=0
+wait "$pid" || rc=$?
+[ "$rc" = 130 ] && pass "SIGTERM: exit 130" || fail "SIGTERM: exit 130" "exit $rc"
+grep -q '^interrupted; earlier results are kept' "$D/out" && pass "SIGTERM: says so" ||
+	fail "SIGTERM: says so" "$(tail -2 "$D/out" | tr '\n' ' ')"
+sleep 0.5
+n=$(wc -l <"$D/seen")
+[ "$n" -le 2 ] && pass "SIGTERM: no job goes on" || fail "SIGTERM: no job goes on" "$n steps ran"
+
 # Killed outright while the jobs wait for slots.
 : >"$D/seen"
 TMPDIR="$D/tmp" JOBS=1 setsid bash -c '. scripts/lib.sh; run_arches "a b c d e f" "$D/job.sh" @ARCH@' &

@@ -30,7 +30,7 @@ case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 [ $# -eq 0 ] || die "usage: make bench [ARCHES=...] [KERNEL=...] [BENCH_COLD=0]"
 BENCH_COLD=${BENCH_COLD:-1}
 case $BENCH_COLD in 0 | 1) ;; *) die "BENCH_COLD=$BENCH_COLD: use 0 or 1" ;; esac
-[ "$BENCH_COLD" = 0 ] || WORK=${BENCH_WORK:-build/bench-${KERNEL:-6.1}}
+[ "$BENCH_COLD" = 0 ] || WORK=${BENCH_WORK:-build/bench-${KERNEL:-$(matrix default-tree)}}
 # The figures are of builds: no image comes from a shared cache.
 unset CLONE3_IMAGE_CACHE
 check_gate_env
@@ -110,7 +110,7 @@ median kunit_warm
 
 # The 64-bit arches: those whose compiler defines __LP64__ (the toolchain
 # says it; no list of names here).
-WARM64=$(for a in $DEFAULT_ARCHES; do
+WARM64=$(for a in $(known_arches); do
 	(
 		load_arch "$a"
 		"${CROSS_COMPILE}gcc" -dM -E - </dev/null | grep -q '__LP64__' && echo "$a"

@@ -4,18 +4,21 @@
 # make check: the fast tests (make test: unit tests, the toy-tree tests,
 # a shell and a Python lint; no kernel tree), then the tests that need
 # trees and kernels: the series and apply tests, the suite on the host,
-# the gate on both trees with every arch in one of them, every mutant on
-# CHECK_MUTANT_ARCHES, the mutants that only some arches kill (a
-# Killed-on: line) on CHECK_SURVIVOR_ARCHES, which must see them survive,
-# the gate's fault tests and the scoped rebuild's test (x86_64, 6.1).
+# the gate on every tree with every arch in one of them, every mutant on
+# one arch, the mutants that only some arches kill (a Killed-on: line) on
+# one that must see them survive, the gate's fault tests and the scoped
+# rebuild's test (the host's arch, the default tree).
 # Each step's output is kept in build/check/<step>.log; the closing line
 # counts every check of every step ("N passed, N failed, N skipped"; a
 # skipped check is never counted as passed).  The steps run one after
-# the other, but for the two trees' preparations, which run at once.
+# the other, but for the trees' preparations, which run at once.
 #
-# Which arch runs on which tree (CHECK_GATE_6_1, CHECK_GATE_6_12): each
-# arch's kernel is built once, so that CI stays under 30 minutes and still
-# boots every arch and both trees.  make gate / make mutants run the rest.
+# Which arch runs on which tree comes from scripts/matrix.py check-plan:
+# each arch's kernel is built once, every tree is booted, so that CI
+# stays under 30 minutes and still covers every arch and tree; the
+# mutants step runs on the arch that every Killed-on: line names, the
+# survivors step on one that none names.  make gate / make mutants run
+# the rest of the matrix.
 #
 # usage: check.sh [fast]
 set -eu
@@ -30,12 +33,6 @@ cd "$ROOT"
 # check they run in).
 LOGS=${CHECK_LOGS:-build/check}
 mkdir -p "$LOGS"
-# armv7: a 32-bit kernel kills every mutant; x86_64 (and its ia32 row)
-# must let the 32-bit-only ones live.
-CHECK_MUTANT_ARCHES=${CHECK_MUTANT_ARCHES:-armv7}
-CHECK_SURVIVOR_ARCHES=${CHECK_SURVIVOR_ARCHES:-x86_64}
-CHECK_GATE_6_1=${CHECK_GATE_6_1:-x86_64 arm64 armv7}
-CHECK_GATE_6_12=${CHECK_GATE_6_12:-i386 riscv64}
 
 passed=0
 failed=0
@@ -116,40 +113,56 @@ if [ "$MODE" = fast ]; then
 	exit
 fi
 
+# The plan: "gate TREE ARCH...", one line per tree, then "host",
+# "mutants" and "survivors", each "TREE ARCH".
+PLAN=$(matrix check-plan) || exit 2
+TREES=$(echo "$PLAN" | awk '$1 == "gate" { print $2 }')
+plan() { echo "$PLAN" | awk -v k="$1" -v t="${2:-}" '$1 == k && (t == "" || $2 == t) { $1 = ""; $2 = ""; sub(/^ +/, ""); print }'; }
+DEFAULT_TREE=$(echo "$PLAN" | awk '$1 == "host" { print $2 }')
+HOST_ARCH=$(plan host)
+MUTANT_ARCH=$(plan mutants)
+SURVIVOR_ARCH=$(plan survivors)
+# A step's name: NAME for the default tree, NAME-TREE for the others.
+named() { if [ "$2" = "$DEFAULT_TREE" ]; then echo "$1"; else echo "$1-$2"; fi; }
+
 # What is still to be written, checked before anything is.
 need=$GATE_MIB
-for k in 6.1 6.12; do
+for k in $TREES; do
 	w=$(KERNEL=$k && gate_paths && echo "$WORK")
 	[ -d "$w/linux/.git" ] || need=$((need + TREE_MIB))
 	[ -e "$w/kselftest-tree/.git" ] || need=$((need + KSELFTEST_TREE_MIB))
 done
-need_space build "$need" "make check (trees 6.1 and 6.12, their kselftest work trees, the gates)"
+need_space build "$need" "make check (trees $(echo $TREES), their kselftest work trees, the gates)"
 
 # Unpacking and importing a tree keeps one core busy (xz, then git): the
-# two trees are prepared at once.
-step_start tree env KERNEL=6.1 scripts/prepare-tree.sh
-step_start tree-6.12 env KERNEL=6.12 scripts/prepare-tree.sh
-step_end tree
-step_end tree-6.12
+# trees are prepared at once.
+for k in $TREES; do
+	step_start "$(named tree "$k")" env KERNEL="$k" scripts/prepare-tree.sh
+done
+for k in $TREES; do
+	step_end "$(named tree "$k")"
+done
 step kbuild-words tests/test-kbuild-words.sh
 step series tests/test-series.sh
 step apply tests/test-apply.sh
 step selftest-host scripts/selftest-host.sh
-step kselftest-tree scripts/kselftest-tree.sh
-step kselftest-tree-6.12 env KERNEL=6.12 scripts/kselftest-tree.sh
-step gate env KERNEL=6.1 ARCHES="$CHECK_GATE_6_1" scripts/gate.sh
-step gate-6.12 env KERNEL=6.12 ARCHES="$CHECK_GATE_6_12" scripts/gate.sh
-step ci-engines tests/test-ci-engines.sh
-step mutants env KERNEL=6.1 ARCHES="$CHECK_MUTANT_ARCHES" scripts/mutants.sh
+for k in $TREES; do
+	step "$(named kselftest-tree "$k")" env KERNEL="$k" scripts/kselftest-tree.sh
+done
+for k in $TREES; do
+	step "$(named gate "$k")" env KERNEL="$k" ARCHES="$(plan gate "$k")" scripts/gate.sh
+done
+step ci-engines env CI_ENGINE_ARCHES="$HOST_ARCH $MUTANT_ARCH" tests/test-ci-engines.sh
+step mutants env KERNEL="$DEFAULT_TREE" ARCHES="$MUTANT_ARCH" scripts/mutants.sh
 survivors=$LOGS/survivor-mutants
 rm -rf "$survivors"
 mkdir -p "$survivors"
 grep -l '^Killed-on:' patches/mutants/*.patch | xargs -r cp -t "$survivors"
-step mutants-survivors env KERNEL=6.1 ARCHES="$CHECK_SURVIVOR_ARCHES" \
+step mutants-survivors env KERNEL="$DEFAULT_TREE" ARCHES="$SURVIVOR_ARCH" \
 	MUTANTS_DIR="$survivors" scripts/mutants.sh
 step faults tests/test-faults.sh
-# After faults, which leaves x86_64's build directory holding a build.
-step kbuild-scope tests/test-kbuild-scope.sh x86_64
+# After faults, which leaves the host arch's build directory holding a build.
+step kbuild-scope tests/test-kbuild-scope.sh "$HOST_ARCH"
 step unprivileged tests/test-unprivileged.sh
 
 echo "$passed passed, $failed failed, $skipped skipped"

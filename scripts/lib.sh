@@ -47,7 +47,8 @@ need_python3() {
 }
 
 # The gate's paths, made here and nowhere else.  From the environment:
-# KERNEL (the tree: a directory of trees/, default 6.1), KSRC (a kernel
+# KERNEL (the tree: a directory of trees/, default the one whose
+# source.conf says DEFAULT=1: matrix default-tree), KSRC (a kernel
 # tree of the user's, which replaces KERNEL) and WORK (the work
 # directory; by default build/<KERNEL>, or build/ksrc-<hash of KSRC's
 # path> for KSRC).  Sets and exports KERNEL, KSRC and WORK (absolute), and
@@ -56,7 +57,7 @@ need_python3() {
 # Every path under WORK comes from the functions below it.
 gate_paths() {
 	ROOT=$(repo_root)
-	KERNEL=${KERNEL:-6.1}
+	[ -n "${KERNEL:-}" ] || KERNEL=$(matrix default-tree) || exit 2
 	KSRC=${KSRC:-}
 	if [ -n "$KSRC" ]; then
 		[ -f "$KSRC/Makefile" ] && [ -f "$KSRC/kernel/fork.c" ] ||
@@ -77,7 +78,15 @@ gate_paths() {
 }
 
 known_trees() {
-	(cd "$(repo_root)/trees" && ls -d */source.conf | sed 's|/source.conf||' | tr '\n' ' ')
+	matrix trees
+}
+
+# scripts/matrix.py, the one owner of the arches, trees and their
+# defaults: it checks every data file before it answers (a bad one is
+# one line and exit 2).
+#   matrix check|arches|trees|default-tree|check-plan
+matrix() {
+	"$PYTHON3" "$(repo_root)/scripts/matrix.py" "$@"
 }
 
 # The build directory of one kernel: kbuild_dir ARCH base|patched
@@ -127,7 +136,7 @@ load_arch() {
 }
 
 known_arches() {
-	(cd "$(repo_root)/qemu-images" && ls -d */qemu.conf | sed 's|/qemu.conf||' | tr '\n' ' ')
+	matrix arches
 }
 
 # The result rows of an arch: the arch itself, and ARCH-ABI when its
@@ -364,21 +373,19 @@ build_hugepage_heap() {
 	fi
 }
 
-# The arches a gate runs when ARCHES is not given.
-DEFAULT_ARCHES="x86_64 arm64 riscv64 i386 armv7"
-
 # Check the gate's settings from the environment (ARCHES, JOBS, ACCEL, V,
 # REBOOT, CLONE3_FUZZ_SECONDS, CLONE3_FULL_WALK, CLONE3_HUGEPAGES,
 # CLONE3_SLOTS, CLONE3_IMAGE_CACHE, KERNEL, KSRC), make the paths
 # (gate_paths) and check that each arch's cross compiler, static C
 # library and QEMU are there, and those of the arch whose programs its
-# guest runs in compat.  Arches are whatever qemu-images/ holds a
-# qemu.conf for.
+# guest runs in compat.  The arches are those of qemu-images/, all of
+# them by default, as matrix.py reads and checks them.
 check_gate_env() {
 	local root a known seen=" "
 	root=$(repo_root)
-	known=$(known_arches)
-	ARCHES=${ARCHES-$DEFAULT_ARCHES}
+	need_python3
+	known=$(known_arches) || exit 2
+	ARCHES=${ARCHES-$known}
 	JOBS=${JOBS:-$(nproc)}
 	ACCEL=${ACCEL:-tcg}
 	V=${V:-0}
@@ -413,7 +420,6 @@ check_gate_env() {
 		need_space "$WORK" $((TREE_MIB + GATE_MIB)) "the tree and the gate's kernels"
 	fi
 	export ARCHES JOBS ACCEL V REBOOT
-	need_python3
 	need_cmd git git
 	need_cmd make make
 	need_cmd flock util-linux

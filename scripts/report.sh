@@ -38,8 +38,8 @@ for d in "$@"; do
 done
 
 if [ -z "${EXPECT:-}" ]; then
-	for t in ${KERNEL:-6.1}; do
-		for a in ${ARCHES-$DEFAULT_ARCHES}; do
+	for t in ${KERNEL:-$(matrix default-tree)}; do
+		for a in ${ARCHES-$(known_arches)}; do
 			EXPECT="${EXPECT:-} $t:$a"
 		done
 	done
@@ -47,7 +47,8 @@ fi
 [ -n "$(echo ${EXPECT:-})" ] || die "EXPECT is empty: give TREE:ARCH words, or KERNEL and ARCHES"
 
 # TREE:ARCH -> TREE:ROW for each row of the arch.
-known_t=" $(known_trees)ksrc "
+known_t=" $(known_trees) ksrc "
+known_a=$(known_arches)
 rows=
 seen=" "
 for w in $EXPECT; do
@@ -55,7 +56,7 @@ for w in $EXPECT; do
 	a=${w#*:}
 	case $w in *:*) ;; *) die "EXPECT: '$w' is not TREE:ARCH (e.g. 6.1:x86_64)" ;; esac
 	case $known_t in *" $t "*) ;; *) die "EXPECT: unknown tree '$t' in '$w'; choose from:$known_t" ;; esac
-	case " $(known_arches) " in *" $a "*) ;; *) die "EXPECT: unknown arch '$a' in '$w'; choose from: $(known_arches)" ;; esac
+	case " $known_a " in *" $a "*) ;; *) die "EXPECT: unknown arch '$a' in '$w'; choose from: $known_a" ;; esac
 	case $seen in *" $w "*) die "EXPECT: '$w' is given twice" ;; esac
 	seen="$seen$w "
 	for r in $(arch_rows "$a"); do

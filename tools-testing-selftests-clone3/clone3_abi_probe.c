@@ -117,20 +117,6 @@ struct caller {
 	struct record *rec;
 };
 
-static const char * const flag_names[64] = {
-	[7] = "CLONE_NEWTIME", [8] = "CLONE_VM", [9] = "CLONE_FS",
-	[10] = "CLONE_FILES", [11] = "CLONE_SIGHAND", [12] = "CLONE_PIDFD",
-	[13] = "CLONE_PTRACE", [14] = "CLONE_VFORK", [15] = "CLONE_PARENT",
-	[16] = "CLONE_THREAD", [17] = "CLONE_NEWNS", [18] = "CLONE_SYSVSEM",
-	[19] = "CLONE_SETTLS", [20] = "CLONE_PARENT_SETTID",
-	[21] = "CLONE_CHILD_CLEARTID", [22] = "CLONE_DETACHED",
-	[23] = "CLONE_UNTRACED", [24] = "CLONE_CHILD_SETTID",
-	[25] = "CLONE_NEWCGROUP", [26] = "CLONE_NEWUTS", [27] = "CLONE_NEWIPC",
-	[28] = "CLONE_NEWUSER", [29] = "CLONE_NEWPID", [30] = "CLONE_NEWNET",
-	[31] = "CLONE_IO", [32] = "CLONE_CLEAR_SIGHAND",
-	[33] = "CLONE_INTO_CGROUP",
-};
-
 static struct input inputs[MAX_INPUTS];
 static int nr_inputs;
 static struct state ref;		/* R as the kernel keeps it */
@@ -333,8 +319,8 @@ static void add_flags(struct line *l, __u64 flags)
 	for (b = 0; b < 64; b++) {
 		if (!(flags & 1ULL << b))
 			continue;
-		if (flag_names[b])
-			add(l, "%s%s", sep, flag_names[b]);
+		if (clone3_flag_name(b))
+			add(l, "%s%s", sep, clone3_flag_name(b));
 		else
 			add(l, "%sbit%d", sep, b);
 		sep = "|";

@@ -34,13 +34,11 @@
 #include "clone3_raw.h"
 
 /*
- * Every clone3() flag merged up to Linux 6.18: the 32 legacy clone()
- * bits, CLONE_CLEAR_SIGHAND (bit 32) and CLONE_INTO_CGROUP (bit 33).
- * Any other bit must be refused; a kernel that defines a new flag must
- * add it here.
+ * Every clone3() flag of the release whose headers we are built against
+ * (clone3_raw.h's table): any other bit must be refused.
  */
 #define CLONE3_KNOWN_FLAGS \
-	(0xffffffffULL | CLONE_CLEAR_SIGHAND | CLONE_INTO_CGROUP)
+	clone3_known_flags(CLONE3_TREE_MAJOR, CLONE3_TREE_MINOR)
 
 #define CHILD_STACK_SIZE (256 * 1024)
 #define CHILD_SURVIVED 42

@@ -22,18 +22,69 @@
 #include <unistd.h>
 #include <linux/sched.h>
 #include <linux/types.h>
+#include <linux/version.h>
 #include <sys/syscall.h>
 
 /* Old uapi headers, or none with these: the values are ABI. */
 #ifndef __NR_clone3
 #define __NR_clone3 435
 #endif
-#ifndef CLONE_CLEAR_SIGHAND
-#define CLONE_CLEAR_SIGHAND 0x100000000ULL
-#endif
-#ifndef CLONE_INTO_CGROUP
-#define CLONE_INTO_CGROUP 0x200000000ULL
-#endif
+
+/*
+ * Every clone3() flag above the exit signal byte, with its bit and the
+ * release that merged it: the one list of flags of the suite, the probe
+ * and the fuzzer.  The values are ABI and are pinned here: a test of the
+ * ABI must not take them from the tree it tests (a kernel that moved a
+ * flag would move its tests with it), so the clone3-only flags are
+ * defined from this table whatever the tree's <linux/sched.h> says, and
+ * the legacy ones must agree with the C library's <sched.h>.
+ *   X(name, bit, major, minor)
+ */
+#define CLONE3_FLAG_TABLE(X)				\
+	X(CLONE_NEWTIME, 7, 5, 6)			\
+	X(CLONE_VM, 8, 5, 3)				\
+	X(CLONE_FS, 9, 5, 3)				\
+	X(CLONE_FILES, 10, 5, 3)			\
+	X(CLONE_SIGHAND, 11, 5, 3)			\
+	X(CLONE_PIDFD, 12, 5, 3)			\
+	X(CLONE_PTRACE, 13, 5, 3)			\
+	X(CLONE_VFORK, 14, 5, 3)			\
+	X(CLONE_PARENT, 15, 5, 3)			\
+	X(CLONE_THREAD, 16, 5, 3)			\
+	X(CLONE_NEWNS, 17, 5, 3)			\
+	X(CLONE_SYSVSEM, 18, 5, 3)			\
+	X(CLONE_SETTLS, 19, 5, 3)			\
+	X(CLONE_PARENT_SETTID, 20, 5, 3)		\
+	X(CLONE_CHILD_CLEARTID, 21, 5, 3)		\
+	X(CLONE_DETACHED, 22, 5, 3)			\
+	X(CLONE_UNTRACED, 23, 5, 3)			\
+	X(CLONE_CHILD_SETTID, 24, 5, 3)			\
+	X(CLONE_NEWCGROUP, 25, 5, 3)			\
+	X(CLONE_NEWUTS, 26, 5, 3)			\
+	X(CLONE_NEWIPC, 27, 5, 3)			\
+	X(CLONE_NEWUSER, 28, 5, 3)			\
+	X(CLONE_NEWPID, 29, 5, 3)			\
+	X(CLONE_NEWNET, 30, 5, 3)			\
+	X(CLONE_IO, 31, 5, 3)				\
+	X(CLONE_CLEAR_SIGHAND, 32, 5, 5)		\
+	X(CLONE_INTO_CGROUP, 33, 5, 7)			\
+	X(CLONE_AUTOREAP, 34, 7, 1)			\
+	X(CLONE_NNP, 35, 7, 1)				\
+	X(CLONE_PIDFD_AUTOKILL, 36, 7, 1)		\
+	X(CLONE_EMPTY_MNTNS, 37, 7, 1)
+
+#undef CLONE_CLEAR_SIGHAND
+#define CLONE_CLEAR_SIGHAND	(1ULL << 32)
+#undef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP	(1ULL << 33)
+#undef CLONE_AUTOREAP
+#define CLONE_AUTOREAP		(1ULL << 34)
+#undef CLONE_NNP
+#define CLONE_NNP		(1ULL << 35)
+#undef CLONE_PIDFD_AUTOKILL
+#define CLONE_PIDFD_AUTOKILL	(1ULL << 36)
+#undef CLONE_EMPTY_MNTNS
+#define CLONE_EMPTY_MNTNS	(1ULL << 37)
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
 #endif
@@ -52,6 +103,44 @@
 #ifndef CLONE_ARGS_SIZE_VER2
 #define CLONE_ARGS_SIZE_VER2 88
 #endif
+
+/* Each flag of the table as its bit: the legacy ones must match. */
+#define CLONE3_FLAG_CHECK(name, bit, major, minor)			\
+	_Static_assert((unsigned long long)(name) == 1ULL << (bit),	\
+		       #name " is not bit " #bit);
+CLONE3_FLAG_TABLE(CLONE3_FLAG_CHECK)
+
+/* The release of the uapi headers the program is built against. */
+#define CLONE3_TREE_MAJOR	((int)(LINUX_VERSION_CODE >> 16))
+#define CLONE3_TREE_MINOR	((int)((LINUX_VERSION_CODE >> 8) & 0xff))
+
+/* The name of flag bit BIT, or NULL. */
+static inline const char *clone3_flag_name(int bit)
+{
+#define CLONE3_FLAG_NAME(name, b, major, minor)	\
+	if (bit == (b))					\
+		return #name;
+	CLONE3_FLAG_TABLE(CLONE3_FLAG_NAME)
+#undef CLONE3_FLAG_NAME
+	return NULL;
+}
+
+/*
+ * The flags clone3() of Linux MAJOR.MINOR accepts in some combination:
+ * the 32 legacy bits (the exit signal byte and CLONE_DETACHED are
+ * refused later, by value) and each newer flag from its release on.
+ */
+static inline unsigned long long clone3_known_flags(int major, int minor)
+{
+	unsigned long long known = 0xffffffffULL;
+
+#define CLONE3_FLAG_KNOWN(name, b, ma, mi)				\
+	if ((b) >= 32 && (major > (ma) || (major == (ma) && minor >= (mi)))) \
+		known |= 1ULL << (b);
+	CLONE3_FLAG_TABLE(CLONE3_FLAG_KNOWN)
+#undef CLONE3_FLAG_KNOWN
+	return known;
+}
 
 /* struct clone_args up to CLONE_ARGS_SIZE_VER2, the same on every arch. */
 struct clone3_args {

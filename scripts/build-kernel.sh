@@ -9,8 +9,9 @@
 #                                      tinyconfig's own fragments
 #   qemu-images/common.config          what every guest needs
 #   qemu-images/ARCH/config            what this arch needs
-#   qemu-images/ARCH/<V.P>.config      what differs for Linux V.P, if any
-#                                      (from SRC's Makefile)
+#   qemu-images/ARCH/<V.P>.config      what differs from Linux V.P on, if
+#                                      any (the newest V.P not newer than
+#                                      SRC's Makefile)
 #   tools-testing-selftests-clone3/config   the suite's needs
 # This gives the .config of `make tinyconfig` followed by merge_config.sh
 # -n of our fragments, in one Kconfig run instead of four (about 4 s of
@@ -77,7 +78,13 @@ VP=$(sed -n 's/^VERSION = //p; s/^PATCHLEVEL = //p' "$SRC/Makefile" | paste -sd.
 TINY="$SRC/kernel/configs/tiny-base.config $SRC/kernel/configs/tiny.config"
 [ ! -f "$SRC/arch/$SRCARCH/configs/tiny.config" ] || TINY="$TINY $SRC/arch/$SRCARCH/configs/tiny.config"
 OURS="$ROOT/qemu-images/common.config $ROOT/qemu-images/$ARCH/config"
-[ ! -f "$ROOT/qemu-images/$ARCH/$VP.config" ] || OURS="$OURS $ROOT/qemu-images/$ARCH/$VP.config"
+# The arch's fragment for this tree's version: the newest
+# <VERSION>.<PATCHLEVEL>.config not newer than the tree, so that one
+# written for 6.12 holds for every later tree too.
+VFRAG=$(cd "$ROOT/qemu-images/$ARCH" && ls | sed -n 's/^\([0-9]*\.[0-9]*\)\.config$/\1/p' |
+	{ cat; echo "$VP tree"; } | sort -t. -k1,1n -k2,2n -s |
+	awk '$2 == "tree" { print v; exit } { v = $1 }')
+[ -z "$VFRAG" ] || OURS="$OURS $ROOT/qemu-images/$ARCH/$VFRAG.config"
 OURS="$OURS $ROOT/tools-testing-selftests-clone3/config"
 FRAGMENTS="$TINY $OURS"
 for f in $FRAGMENTS; do

@@ -7,7 +7,7 @@
 # with another kernel's or arch's (Documentation/abi-diff.md).  The full
 # output is kept in WORK/abi-probe-host.txt.
 #
-# usage: abi-probe-host.sh    (KERNEL, KSRC, WORK: see gate_paths in lib.sh)
+# usage: abi-probe-host.sh    (KERNEL, KSRC, WORK: see gate_paths in lib/paths.sh)
 # exit:  0 the probe ran to its end, 1 it did not, 2 usage or environment
 set -eu
 case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Pack the initramfs for ARCH (initramfs_path in lib.sh) from what
+# Pack the initramfs for ARCH (initramfs_path in lib/paths.sh) from what
 # build-suite.sh left in the arch's suite_dir, with the kernel tree's
 # usr/gen_init_cpio (built here with the host compiler), as an
 # uncompressed cpio for QEMU's -initrd:

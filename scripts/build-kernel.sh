@@ -128,7 +128,7 @@ while IFS=$'\037' read -r kfile kline kexpect kword; do
 		esac
 	fi
 done < <(kbuild_words)
-# In a slot of the gate's jobserver (run_arches, lib.sh), the build's make
+# In a slot of the gate's jobserver (run_arches, lib/jobserver.sh), the build's make
 # takes further slots from it instead of running JOBS jobs of its own.
 MAKE_JOBS=(-j"$JOBS")
 if [ -n "${CLONE3_SLOTS:-}" ]; then
@@ -212,7 +212,7 @@ inputs=$( {
 export CLONE3_PROBE_CACHE=$BUILDDIR/.clone3-probes/$inputs
 find "$BUILDDIR" -maxdepth 2 -path "$BUILDDIR/.clone3-probes/*" ! -name "$inputs" -exec rm -rf {} +
 # The source's git tree, when the checkout is clean: as checkout-variant.sh
-# found it earlier in this run (verified_head, lib.sh), or as git says.
+# found it earlier in this run (verified_head, lib/git.sh), or as git says.
 tree=
 if head=$(verified_head "$SRC"); then
 	tree=$(git -C "$SRC" rev-parse "$head^{tree}")

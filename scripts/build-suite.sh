@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build the suite and the gate's init statically for ARCH into its
-# suite_dir (lib.sh), OUTDIR below:
+# suite_dir (lib/paths.sh), OUTDIR below:
 #   OUTDIR/init              the static PID 1 (qemu-images/init)
 #   OUTDIR/clone3/<program>  every TEST_GEN_PROGS and TEST_GEN_PROGS_EXTENDED
 #   OUTDIR/clone3/run-list   TEST_GEN_PROGS in order; a program that does

@@ -50,7 +50,7 @@ step() {
 # nothing run at once this way.  Each step leads its own process group:
 # an interrupt of make check (SIGINT, SIGTERM, SIGHUP) stops every
 # process of the steps under way with SIGTERM, as the gate's own
-# interrupt does its arches (run_arches, lib.sh).
+# interrupt does its arches (run_arches, lib/jobserver.sh).
 declare -A STEP_PID STEP_T0
 step_start() {
 	local name=$1
@@ -104,7 +104,7 @@ step test-space tests/test-space.sh
 step test-slots tests/test-slots.sh
 step test-check-stop tests/test-check-stop.sh
 need_cmd shellcheck shellcheck
-step shellcheck shellcheck -x -S warning .ci/run scripts/*.sh tests/*.sh
+step shellcheck shellcheck -x -S warning .ci/run scripts/*.sh scripts/lib/*.sh tests/*.sh
 need_packages python3-flake8
 step flake8 "$PYTHON3" -m flake8 scripts tests
 if [ "$MODE" = fast ]; then

@@ -81,7 +81,7 @@ check_clean() {
 	fi
 }
 
-# Once per run (verified_head, lib.sh): a later call of the same run
+# Once per run (verified_head, lib/git.sh): a later call of the same run
 # finds the note this one leaves.
 if ! head=$(verified_head "$dir"); then
 	check_clean

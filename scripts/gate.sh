@@ -7,11 +7,11 @@
 # gives the closing line and the exit code.  base runs on every arch
 # first, then patched (variant-build.sh says where each is built).
 #
-# Environment (see check_gate_env and gate_paths in lib.sh): ARCHES
+# Environment (see check_gate_env and gate_paths in lib/paths.sh): ARCHES
 # (default: every arch; any directory of qemu-images/ with a qemu.conf),
 # KERNEL (6.1 or 6.12: a directory of trees/), KSRC (a kernel tree of
 # yours instead), JOBS (the slots every arch shares: compilers and guests
-# running at once, default the number of cores; run_arches in lib.sh),
+# running at once, default the number of cores; run_arches in lib/jobserver.sh),
 # ACCEL (tcg|kvm), V (0|1), WORK.
 # Exit: 0 every expectation met, 1 one was not, 2 usage or environment,
 # 130 interrupted (earlier results and the tree stay as they were).

@@ -12,7 +12,7 @@
 # moved to the patched commit on every run; the top-level Makefile wants
 # a .config for the kselftest target, so a defconfig is made once.
 #
-# usage: kselftest-tree.sh    (KERNEL, KSRC, WORK: see gate_paths in lib.sh)
+# usage: kselftest-tree.sh    (KERNEL, KSRC, WORK: see gate_paths in lib/paths.sh)
 # exit:  0 every program passed or skipped, 1 a program failed or the
 #        plan does not match the results, 2 usage or environment error
 set -eu

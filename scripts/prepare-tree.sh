@@ -10,7 +10,7 @@
 # that already has the flag gets its base from trees/<tree>/revert/ (for
 # KSRC: the tree of the same VERSION.PATCHLEVEL).
 #
-# Environment: KERNEL, KSRC, WORK (see gate_paths in lib.sh).
+# Environment: KERNEL, KSRC, WORK (see gate_paths in lib/paths.sh).
 #
 # usage: prepare-tree.sh
 set -eu

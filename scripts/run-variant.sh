@@ -119,7 +119,7 @@ stop_ticker() {
 }
 trap 'stop_ticker; exit 130' INT TERM HUP
 # Each step that works takes a slot of the gate's jobserver (in_slot,
-# lib.sh): the kernel's make takes more while it can use them.
+# lib/jobserver.sh): the kernel's make takes more while it can use them.
 if ! image=$(in_slot build_kernel); then
 	stop_ticker
 	[ "${V:-0}" = 1 ] || cat "$scratch.err" >&2

@@ -12,7 +12,7 @@
 # CLONE3_REQUIRE_CLEAR_SIGHAND=1 in the environment turns the skips of a
 # kernel without the flag into failures.
 #
-# usage: selftest-host.sh    (KERNEL, KSRC, WORK: see gate_paths in lib.sh)
+# usage: selftest-host.sh    (KERNEL, KSRC, WORK: see gate_paths in lib/paths.sh)
 # exit:  0 every program passed or skipped, 1 a program failed,
 #        2 usage or environment error
 set -eu

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run_arches and in_slot (scripts/lib.sh), the gate's jobserver: every
+# run_arches and in_slot (scripts/lib/jobserver.sh), the gate's jobserver: every
 # job runs, never more at once than JOBS slots, a job's failure is the
 # status, and no file is left behind, not even by a run killed outright.
 #

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# need_space (scripts/lib.sh): a step that would fill the disk stops
+# need_space (scripts/lib/core.sh): a step that would fill the disk stops
 # before it writes, with a one-line reason and exit 2.  As root, also
 # the tree's preparation on a 64 MiB tmpfs; skipped otherwise.
 #

@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: GPL-2.0
+# The gate's paths: the work directory of a tree and every path
+# under it, made here and nowhere else.
+# Sourced by scripts/lib.sh, never run.
+
+# The gate's paths, made here and nowhere else.  From the environment:
+# KERNEL (the tree: a directory of trees/, default the one whose
+# source.conf says DEFAULT=1: matrix default-tree), KSRC (a kernel
+# tree of the user's, which replaces KERNEL) and WORK (the work
+# directory; by default build/<KERNEL>, or build/ksrc-<hash of KSRC's
+# path> for KSRC).  Sets and exports KERNEL, KSRC and WORK (absolute), and
+# sets ROOT (this repository), TREE (WORK/linux, the prepared git tree),
+# TREE_NAME (what results call the tree: KERNEL, or "ksrc") and RESULTS.
+# Every path under WORK comes from the functions below it.
+gate_paths() {
+	ROOT=$(repo_root)
+	[ -n "${KERNEL:-}" ] || KERNEL=$(matrix default-tree) || exit 2
+	KSRC=${KSRC:-}
+	if [ -n "$KSRC" ]; then
+		[ -f "$KSRC/Makefile" ] && [ -f "$KSRC/kernel/fork.c" ] ||
+			die "KSRC=$KSRC is not a kernel source tree (no Makefile or kernel/fork.c)"
+		KSRC=$(cd "$KSRC" && pwd)
+		TREE_NAME=ksrc
+		WORK=${WORK:-build/ksrc-$(printf '%s' "$KSRC" | cksum | cut -d' ' -f1)}
+	else
+		[ -f "$ROOT/trees/$KERNEL/source.conf" ] ||
+			die "KERNEL=$KERNEL: unknown tree; choose from: $(known_trees)"
+		TREE_NAME=$KERNEL
+		WORK=${WORK:-build/$KERNEL}
+	fi
+	case $WORK in /*) ;; *) WORK=$ROOT/$WORK ;; esac
+	TREE=$WORK/linux
+	RESULTS=$WORK/results
+	export KERNEL KSRC WORK
+}
+
+known_trees() {
+	matrix trees
+}
+
+# The build directory of one kernel: kbuild_dir ARCH base|patched
+kbuild_dir() {
+	echo "$WORK/kbuild/$1/$2"
+}
+
+# The static suite and init of one arch: suite_dir ARCH
+suite_dir() {
+	echo "$WORK/suite/$1"
+}
+
+# The uapi headers of one source arch (SRCARCH: x86 serves x86_64 and
+# i386), as `make headers_install` gives them: headers_dir SRCARCH
+headers_dir() {
+	echo "$WORK/headers/$1"
+}
+
+# The initramfs of one arch: initramfs_path ARCH
+initramfs_path() {
+	echo "$WORK/initramfs/$1.cpio"
+}
+
+# The console log of one boot while it runs: boot_log VARIANT ARCH
+boot_log() {
+	echo "$WORK/boot/$1/$2.log"
+}
+
+# The console logs of finished boots of one arch, each kept under the key
+# of what went into it (run-variant.sh): kept_boots_dir ARCH
+kept_boots_dir() {
+	echo "$WORK/boot-kept/$1"
+}
+
+# The results of one variant: results_dir VARIANT
+results_dir() {
+	echo "$RESULTS/$1"
+}
+
+# Describe RESULTS for a later merge of shards (results_meta.py): the
+# tree, the rows and variants asked for, and the commits of the series
+# (the patched branch), the suite (its directory's git tree) and this
+# project.
+#   write_results_meta MODE "ROWS" "VARIANTS"
+write_results_meta() {
+	local root suite project
+	root=$(repo_root)
+	suite=$(git -C "$root" rev-parse -q --verify HEAD:tools-testing-selftests-clone3 2>/dev/null || echo unknown)
+	project=$(git -C "$root" rev-parse -q --verify HEAD 2>/dev/null || echo unknown)
+	"$PYTHON3" "$root/scripts/results_meta.py" --results "$RESULTS" --mode "$1" \
+		--tree "$TREE_NAME" --rows "$2" --variants "$3" \
+		--series "$(git -C "$TREE" rev-parse patched)" --suite "$suite" --project "$project"
+}

@@ -41,7 +41,7 @@ echo "gate: builds and boots done in $(($(date +%s) - start)) s"
 rows=$(for a in $ARCHES; do arch_rows "$a"; done | tr '\n' ' ')
 write_results_meta gate "$rows" "base patched"
 rc=0
-"$PYTHON3" "$S/summarize.py" --results "$RESULTS" --mode gate --tree "$TREE_NAME" --arches "$rows" || rc=$?
+"$PYTHON3" "$S/summarize.py" --results "$RESULTS" --mode gate --tree "$TREE_NAME" --rows "$rows" || rc=$?
 [ "$failed" = 0 ] || [ "$rc" = 1 ] || rc=2
 # The ABI diff, base -> patched, against the declared change: every row.
 abi=0

@@ -80,5 +80,5 @@ rows=$(for a in $ARCHES; do arch_rows "$a"; done | tr '\n' ' ')
 write_results_meta mutants "$rows" "${variants[*]}"
 # abi-diff kills too: base -> mutant against patches/abi-change.
 "$PYTHON3" "$S/summarize.py" --results "$RESULTS" --mode mutants --tree "$TREE_NAME" \
-	--arches "$rows" --variants "${variants[*]}" --mutants-dir "$MUTANTS_DIR" \
+	--rows "$rows" --variants "${variants[*]}" --mutants-dir "$MUTANTS_DIR" \
 	--abi-declared "$ROOT/patches/abi-change"

@@ -58,7 +58,7 @@ from gate_results import (IDENTITY, NAME_RE, Meta, MetaError, Result,
 from ktap_junit import merge_junit, row_title
 
 USAGE = ('summarize.py --results build/results --mode gate|mutants '
-         '[--arches "x86_64 x86_64-ia32 arm64 ..."] [--variants "..."] '
+         '--rows "x86_64 x86_64-ia32 arm64 ..." [--variants "..."] '
          '[--tree NAME] [--mutants-dir patches/mutants] '
          '[--abi-declared patches/abi-change|none [--abi-base base]]\n'
          '       summarize.py --merge DIR... --out DIR --mode gate|mutants '
@@ -481,7 +481,7 @@ def our_subtests(data: dict) -> set:
 
 
 def mutants(load: Loader, args, out: str, notes: List[str]) -> int:
-    rows: List[str] = args.arches
+    rows: List[str] = args.rows
     ok_cells: List[bool] = []
     kills = must = up_kills = abi_kills = 0
     ours_rows, up_rows, heads, abi_rows = [], [], [], []
@@ -593,10 +593,10 @@ def single(args) -> int:
     def load(variant, row):
         return load_result(args.results, variant, row)
     if args.mode == 'gate':
-        results = [load(v, r) for v in args.variants for r in args.arches]
+        results = [load(v, r) for v in args.variants for r in args.rows]
         tree = tree_of(args.results, args, results)
-        cells = gate_cells(load, args.variants, args.arches)
-        return write_gate(args.results, cells, args.variants, args.arches,
+        cells = gate_cells(load, args.variants, args.rows)
+        return write_gate(args.results, cells, args.variants, args.rows,
                           tree, [])
     args.tree = tree_of(args.results, args, [])
     return mutants(load, args, args.results, [])
@@ -698,7 +698,7 @@ def merge(args) -> int:
         for t, m in trees.items() if t not in args.expect_trees]
     if len(args.expect_trees) == 1:
         # One tree: the output of one run of that tree, to the letter.
-        tree, args.arches = next(iter(args.expect_trees.items()))
+        tree, args.rows = next(iter(args.expect_trees.items()))
         args.tree = tree
         return merge_tree(args, found.get(tree, {}), notes + extra, tree,
                           args.out)
@@ -717,7 +717,7 @@ def merge_trees(args, found: Dict[Optional[str], ShardResults],
     texts, records, junits = [], {}, []
     for tree, rows in args.expect_trees.items():
         sub = argparse.Namespace(**vars(args))
-        sub.tree, sub.arches = tree, rows
+        sub.tree, sub.rows = tree, rows
         out = os.path.join(args.out, tree)
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
@@ -769,13 +769,13 @@ def merge_tree(args, found: ShardResults, notes: List[str],
                                                                row))
     os.makedirs(out, exist_ok=True)
     if args.mode == 'gate':
-        cells = gate_cells(load, args.variants, args.arches)
+        cells = gate_cells(load, args.variants, args.rows)
         notes += unasked(found, asked)
-        return write_gate(out, cells, args.variants, args.arches,
+        return write_gate(out, cells, args.variants, args.rows,
                           tree, notes, {'shards': args.merge})
     # mutants() reads the cells while it prints: list the extras first
     for variant, _ in mutant_list(args):
-        for row in args.arches:
+        for row in args.rows:
             asked.add((variant, row))
     notes += unasked(found, asked)
     return mutants(load, args, out, notes)
@@ -830,7 +830,7 @@ def parse_args(argv):
     parser.add_argument('--out')
     parser.add_argument('--expect-rows')
     parser.add_argument('--mode', required=True, choices=('gate', 'mutants'))
-    parser.add_argument('--arches', default=None)
+    parser.add_argument('--rows', default=None)
     parser.add_argument('--variants', default=None)
     parser.add_argument('--tree', default=None)
     parser.add_argument('--mutants-dir',
@@ -848,15 +848,15 @@ def parse_args(argv):
         if not NAME_RE.match(args.abi_base):
             raise UsageError('bad --abi-base %r' % args.abi_base)
     if args.merge:
-        if args.results or args.arches:
+        if args.results or args.rows:
             raise UsageError('--merge takes --expect-rows and --out, not '
-                             '--results or --arches')
+                             '--results or --rows')
         if not args.out or not args.expect_rows:
             raise UsageError('--merge needs --out DIR and --expect-rows')
         for d in args.merge:
             if not os.path.isdir(d):
                 raise UsageError('no shard directory at %s' % d)
-        args.arches, args.expect_trees = expect_rows(args.expect_rows)
+        args.rows, args.expect_trees = expect_rows(args.expect_rows)
     else:
         if not args.results:
             raise UsageError('--results DIR (or --merge DIR...) is needed')
@@ -864,8 +864,10 @@ def parse_args(argv):
             raise UsageError('--out and --expect-rows are for --merge')
         if not os.path.isdir(args.results):
             raise UsageError('no results directory at %s' % args.results)
-        args.arches = names(args.arches or 'x86_64 arm64 riscv64',
-                            'arches')
+        if not args.rows:
+            raise UsageError('--rows "ROW ..." is needed (the rows asked '
+                             'for, x86_64 x86_64-ia32 ...)')
+        args.rows = names(args.rows, 'rows')
     if args.tree is not None and not NAME_RE.match(args.tree):
         raise UsageError('bad --tree %r' % args.tree)
     args.variants_given = args.variants is not None

@@ -290,7 +290,7 @@ class AbiDiffTest(unittest.TestCase):
         self.put_result('mutant-02-same', 'x86_64', 'pass', PATCHED)
         proc = subprocess.run(
             [sys.executable, SUMMARIZE, '--results', self.results,
-             '--mode', 'mutants', '--arches', 'x86_64', '--mutants-dir',
+             '--mode', 'mutants', '--rows', 'x86_64', '--mutants-dir',
              mutants, '--abi-declared', DECLARED],
             capture_output=True, text=True, check=False)
         self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
@@ -318,7 +318,7 @@ class AbiDiffTest(unittest.TestCase):
         self.put_result('mutant-02-same', 'x86_64', 'pass', PATCHED)
         proc = subprocess.run(
             [sys.executable, SUMMARIZE, '--results', self.results,
-             '--mode', 'mutants', '--arches', 'x86_64', '--mutants-dir',
+             '--mode', 'mutants', '--rows', 'x86_64', '--mutants-dir',
              mutants], capture_output=True, text=True, check=False)
         self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
         self.assertIn('| mutant-01-altstack | killed by abi-diff |',
@@ -345,7 +345,7 @@ class AbiDiffTest(unittest.TestCase):
             newer, 1, 'flags=0 size=88 ' + CLEARED))
         proc = subprocess.run(
             [sys.executable, SUMMARIZE, '--results', self.results,
-             '--mode', 'mutants', '--arches', 'x86_64', '--mutants-dir',
+             '--mode', 'mutants', '--rows', 'x86_64', '--mutants-dir',
              mutants], capture_output=True, text=True, check=False)
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         self.assertIn('| mutant-01-a | survives, as expected |', proc.stdout)

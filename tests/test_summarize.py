@@ -71,7 +71,7 @@ class SummarizeTest(unittest.TestCase):
     def summarize(self, mode, *extra, arches='x86_64 arm64'):
         proc = subprocess.run(
             [*SUMMARIZE, '--results', self.results, '--mode', mode,
-             '--arches', arches, '--mutants-dir', self.mutants] +
+             '--rows', arches, '--mutants-dir', self.mutants] +
             list(extra), capture_output=True, text=True, check=False)
         return proc
 
@@ -403,7 +403,7 @@ class SummarizeTest(unittest.TestCase):
             ['--mode', 'gate'],
             ['--results', self.results, '--mode', 'nope'],
             ['--results', os.path.join(self.tmp, 'none'), '--mode', 'gate'],
-            ['--results', self.results, '--mode', 'gate', '--arches', 'a/b'],
+            ['--results', self.results, '--mode', 'gate', '--rows', 'a/b'],
             ['--results', self.results, '--mode', 'mutants',
              '--mutants-dir', self.mutants],
         ]

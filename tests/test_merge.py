@@ -120,7 +120,7 @@ class MergeTest(unittest.TestCase):
     all_rows = ['x86_64', 'x86_64-ia32', 'arm64', 'arm64-ia32']
 
     def single(self, results):
-        return self.summarize('--results', results, '--arches',
+        return self.summarize('--results', results, '--rows',
                               ' '.join(self.all_rows))
 
     @staticmethod

@@ -76,6 +76,19 @@ gate_paths() {
 	export KERNEL KSRC WORK
 }
 
+# The cache of packages taken from other Debian releases
+# (debian-package.sh): CLONE3_DEB_CACHE, by default shared by every
+# clone when run as root, else this clone's build/debs.
+deb_cache() {
+	if [ -n "${CLONE3_DEB_CACHE:-}" ]; then
+		echo "$CLONE3_DEB_CACHE"
+	elif [ "$(id -u)" = 0 ]; then
+		echo /var/cache/clone3-clear-sighand/debs
+	else
+		echo "$(repo_root)/build/debs"
+	fi
+}
+
 known_trees() {
 	(cd "$(repo_root)/trees" && ls -d */source.conf | sed 's|/source.conf||' | tr '\n' ' ')
 }

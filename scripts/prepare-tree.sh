@@ -3,7 +3,9 @@
 #
 # Prepare the kernel tree the gate works on, as a git repository:
 #   tag    upstream   the source as found (Debian's linux-source of the
-#                     tree KERNEL names, trees/KERNEL/source.conf, or KSRC)
+#                     tree KERNEL names, trees/KERNEL/source.conf, or KSRC;
+#                     a tree with SUITE there comes from that Debian
+#                     release through debian-package.sh, not apt-get install)
 #   branch base       upstream without CLONE_CLEAR_SIGHAND
 #   branch patched    base + patches/series, and your commits on top of it
 # The user's KSRC is only read: it is copied, never modified.  A tree
@@ -19,8 +21,15 @@ case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 [ $# -eq 0 ] || die "usage: prepare-tree.sh (settings come from the environment: KERNEL KSRC WORK)"
 gate_paths
 mkdir -p "$WORK"
+SUITE=
 if [ -z "$KSRC" ]; then
 	. "$ROOT/trees/$KERNEL/source.conf"
+	# A tree of another Debian release (SUITE set): its package is
+	# unpacked into the package cache, and TARBALL is a path inside it.
+	if [ -n "$SUITE" ]; then
+		PKG_DIR=$(deb_cache)/unpacked/$SUITE/$PKG
+		TARBALL=$PKG_DIR/$TARBALL
+	fi
 fi
 
 need_cmd git git
@@ -45,8 +54,13 @@ import_upstream() {
 		echo "tree: copying $KSRC (read only) to $TREE"
 		tar -C "$KSRC" --exclude=.git -cf - . | tar -C "$tmp" -xf -
 	else
-		[ -f "$TARBALL" ] || need_packages "$PKG"
-		[ -f "$TARBALL" ] || die "$TARBALL missing although $PKG is installed"
+		if [ -n "$SUITE" ]; then
+			[ -f "$TARBALL" ] || "$ROOT/scripts/debian-package.sh" "$SUITE" "$PKG" "$PKG_DIR" || exit 2
+			[ -f "$TARBALL" ] || die "$TARBALL missing although $SUITE's $PKG is unpacked"
+		else
+			[ -f "$TARBALL" ] || need_packages "$PKG"
+			[ -f "$TARBALL" ] || die "$TARBALL missing although $PKG is installed"
+		fi
 		echo "tree: unpacking $TARBALL to $TREE"
 		tar -C "$tmp" --strip-components=1 -xJf "$TARBALL"
 	fi

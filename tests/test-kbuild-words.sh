@@ -8,7 +8,8 @@
 # without the word, slower); a later tree that gains one is named here
 # too.
 #
-# usage: tests/test-kbuild-words.sh   (after make tree, for every tree)
+# usage: tests/test-kbuild-words.sh   (after make tree, for every tree;
+#        a tree of another Debian release that is not prepared is skipped)
 set -eu
 cd "$(dirname "$0")/.."
 . tests/lib.sh
@@ -16,8 +17,17 @@ cd "$(dirname "$0")/.."
 
 for v in $(known_trees); do
 	tree=$(unset KSRC WORK; KERNEL=$v; gate_paths; echo "$TREE")
-	git -C "$tree" rev-parse -q --verify upstream >/dev/null 2>&1 ||
-		{ echo "usage: no prepared tree $v in $tree (run: make tree KERNEL=$v)" >&2; exit 2; }
+	if ! git -C "$tree" rev-parse -q --verify upstream >/dev/null 2>&1; then
+		# make check prepares the trees of the host's release; one of
+		# another release (SUITE in its source.conf: a download) is
+		# checked once it has been prepared.
+		if grep -q '^SUITE=.' "trees/$v/source.conf"; then
+			echo "ok - $v: not prepared # SKIP run: make tree KERNEL=$v"
+			continue
+		fi
+		echo "usage: no prepared tree $v in $tree (run: make tree KERNEL=$v)" >&2
+		exit 2
+	fi
 	while IFS=$'\037' read -r file line expect word; do
 		name="$v: ${word%%=*}"
 		case " $expect " in *" $v "*) want=holds ;; *) want=lacks ;; esac

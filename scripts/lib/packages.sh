@@ -120,3 +120,16 @@ need_arch_tools() {
 			need_packages "$LIBC_PKG"
 	)
 }
+
+# The cache of packages taken from other Debian releases
+# (debian-package.sh): CLONE3_DEB_CACHE, by default shared by every
+# clone when run as root, else this clone's build/debs.
+deb_cache() {
+	if [ -n "${CLONE3_DEB_CACHE:-}" ]; then
+		echo "$CLONE3_DEB_CACHE"
+	elif [ "$(id -u)" = 0 ]; then
+		echo /var/cache/clone3-clear-sighand/debs
+	else
+		echo "$(repo_root)/build/debs"
+	fi
+}

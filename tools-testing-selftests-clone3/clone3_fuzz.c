@@ -284,7 +284,9 @@ static struct verdict model_fields(const struct fuzz_input *in,
 /*
  * clone3_stack_valid() on the kernel's view: access_ok() checks the range
  * against the 64-bit TASK_SIZE_MAX (also for a 32-bit program) or the
- * 32-bit TASK_SIZE.  The generator keeps addresses clearly in or out.
+ * 32-bit TASK_SIZE, except where user space is an address space of its
+ * own (CLONE3_OWN_USER_SPACE, clone3_raw.h), where it takes every range.
+ * The generator keeps addresses clearly in or out.
  */
 static bool model_stack_valid(const struct fuzz *fz,
 			      const struct clone3_args *kv)
@@ -295,6 +297,8 @@ static bool model_stack_valid(const struct fuzz *fz,
 		return !kv->stack_size;
 	if (!kv->stack_size)
 		return false;
+	if (CLONE3_OWN_USER_SPACE)
+		return true;
 	if (fz->kbits == 32)
 		return end <= LIMIT_32;	/* both below 2^32: no wrap */
 	return end >= kv->stack && !(end >> 63);

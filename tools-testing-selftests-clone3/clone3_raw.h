@@ -157,17 +157,266 @@ struct clone3_args {
 	__aligned_u64 cgroup;
 };
 
+typedef int (*clone3_fn)(void *arg);
+
 /*
- * The kernel's struct sigaction.  The architectures listed first have
- * sa_restorer between sa_flags and sa_mask; riscv and loongarch have
- * none; any other is unknown here and the table tests skip there.
+ * What has to be code per architecture: one block for each, and nothing
+ * of an architecture anywhere else in the suite.  A block defines
+ *
+ *   KSA_KNOWN_LAYOUT       the kernel's struct sigaction is known here,
+ *   KSA_HAS_RESTORER       ... and has sa_restorer between sa_flags and
+ *                          sa_mask (no block: the table tests skip);
+ *   CLONE3_OWN_USER_SPACE  1 where user space is an address space of
+ *                          its own: access_ok() takes every range (0
+ *                          where not defined);
+ *   CLONE3_HAVE_RUN 1 and clone3_run(ARGS, SIZE, FN, ARG, TOP): clone3()
+ *       whose child moves its stack pointer to TOP (rounded down to 16
+ *       bytes), calls FN(ARG) and ends with SYS_exit (not exit_group)
+ *       and FN's return value; it never comes back here, so it needs no
+ *       frame of ours.  The parent gets the child's id or -errno.  TOP
+ *       must be memory only the child uses: with CLONE_VM, not our
+ *       stack.  The syscall instruction keeps every register but the
+ *       result one, so the child finds FN, ARG and TOP where the parent
+ *       put them;
+ *   clone3_tls(): the tls argument that gives a CLONE_SETTLS child the
+ *       thread pointer of its caller, so that the C library keeps
+ *       working in it (0 where unknown).
+ *
+ * Elsewhere CLONE3_HAVE_RUN is 0, clone3_run() gives -EOPNOTSUPP and
+ * clone3_tls() 0.
  */
-#if defined(__x86_64__) || defined(__aarch64__) || defined(__arm__) || \
-	defined(__i386__) || defined(__powerpc__) || defined(__s390__)
+#if defined(__x86_64__)
+/* x86_64: syscall, the number in rax. */
+#define KSA_KNOWN_LAYOUT 1
 #define KSA_HAS_RESTORER 1
+#define CLONE3_HAVE_RUN 1
+static inline long clone3_run(void *args, size_t size, clone3_fn fn,
+			      void *arg, void *top)
+{
+	register long ret asm("rax") = __NR_clone3;
+	register void *rdi asm("rdi") = args;
+	register size_t rsi asm("rsi") = size;
+	register clone3_fn r12 asm("r12") = fn;
+	register void *r13 asm("r13") = arg;
+	register void *r14 asm("r14") = top;
+
+	asm volatile("syscall\n\t"
+		     "test %%rax, %%rax\n\t"
+		     "jnz 1f\n\t"
+		     "mov %%r14, %%rsp\n\t"
+		     "and $-16, %%rsp\n\t"
+		     "xor %%ebp, %%ebp\n\t"
+		     "mov %%r13, %%rdi\n\t"
+		     "call *%%r12\n\t"
+		     "mov %%eax, %%edi\n\t"
+		     "mov %[nr_exit], %%eax\n\t"
+		     "syscall\n\t"
+		     "ud2\n"
+		     "1:"
+		     : "+r" (ret)
+		     : "r" (rdi), "r" (rsi), "r" (r12), "r" (r13), "r" (r14),
+		       [nr_exit] "i" (__NR_exit)
+		     : "rcx", "r11", "memory", "cc");
+	return (long)ret;
+}
+
+static inline unsigned long long clone3_tls(void)
+{
+	unsigned long tp;
+
+	/* glibc's and musl's thread control block starts with itself. */
+	asm volatile("mov %%fs:0, %0" : "=r" (tp));
+	return tp;
+}
+#elif defined(__i386__)
+/* i386, and i386 programs under a 64-bit kernel. */
 #define KSA_KNOWN_LAYOUT 1
-#elif defined(__riscv) || defined(__loongarch__)
+#define KSA_HAS_RESTORER 1
+#define CLONE3_HAVE_RUN 1
+static inline long clone3_run(void *args, size_t size, clone3_fn fn,
+			      void *arg, void *top)
+{
+	/* int $0x80: eax the number, ebx and ecx the arguments. */
+	long ret = __NR_clone3;
+
+	asm volatile("int $0x80\n\t"
+		     "test %%eax, %%eax\n\t"
+		     "jnz 1f\n\t"
+		     "mov %%edx, %%esp\n\t"
+		     "and $-16, %%esp\n\t"
+		     "xor %%ebp, %%ebp\n\t"
+		     "sub $12, %%esp\n\t"
+		     "push %%edi\n\t"
+		     "call *%%esi\n\t"
+		     "mov %%eax, %%ebx\n\t"
+		     "mov %[nr_exit], %%eax\n\t"
+		     "int $0x80\n\t"
+		     "ud2\n"
+		     "1:"
+		     : "+a" (ret)
+		     : "b" (args), "c" (size), "S" (fn), "D" (arg), "d" (top),
+		       [nr_exit] "i" (__NR_exit)
+		     : "memory", "cc");
+	return (long)ret;
+}
+
+static inline unsigned long long clone3_tls(void)
+{
+	/*
+	 * A struct user_desc, only passed on from get_thread_area() to the
+	 * kernel: its first word, the entry number, is all we set.
+	 */
+	static unsigned int desc[4];
+	unsigned int gs;
+
+	asm volatile("mov %%gs, %0" : "=r" (gs));
+	memset(desc, 0, sizeof(desc));
+	desc[0] = gs >> 3;
+	if (syscall(__NR_get_thread_area, desc))
+		return 0;
+	return (uintptr_t)desc;
+}
+#elif defined(__aarch64__)
+/* arm64. */
 #define KSA_KNOWN_LAYOUT 1
+#define KSA_HAS_RESTORER 1
+#define CLONE3_HAVE_RUN 1
+static inline long clone3_run(void *args, size_t size, clone3_fn fn,
+			      void *arg, void *top)
+{
+	register long nr asm("x8") = __NR_clone3;
+	register void *ret asm("x0") = args;
+	register size_t x1 asm("x1") = size;
+	register clone3_fn x19 asm("x19") = fn;
+	register void *x20 asm("x20") = arg;
+	register void *x21 asm("x21") = top;
+
+	asm volatile("svc #0\n\t"
+		     "cbnz x0, 1f\n\t"
+		     "and x21, x21, #-16\n\t"
+		     "mov sp, x21\n\t"
+		     "mov x29, xzr\n\t"
+		     "mov x0, x20\n\t"
+		     "blr x19\n\t"
+		     "mov x8, %[nr_exit]\n\t"
+		     "svc #0\n\t"
+		     "brk #0\n"
+		     "1:"
+		     : "+r" (ret)
+		     : "r" (nr), "r" (x1), "r" (x19), "r" (x20), "r" (x21),
+		       [nr_exit] "i" (__NR_exit)
+		     : "memory", "cc");
+	return (long)ret;
+}
+
+static inline unsigned long long clone3_tls(void)
+{
+	unsigned long tp;
+
+	asm volatile("mrs %0, tpidr_el0" : "=r" (tp));
+	return tp;
+}
+#elif defined(__arm__)
+/* 32-bit arm (EABI). */
+#define KSA_KNOWN_LAYOUT 1
+#define KSA_HAS_RESTORER 1
+#define CLONE3_HAVE_RUN 1
+static inline long clone3_run(void *args, size_t size, clone3_fn fn,
+			      void *arg, void *top)
+{
+	/*
+	 * EABI: svc #0, the number in r7.  r7 is the frame pointer of Thumb
+	 * code, which the compiler may refuse as an operand: the number
+	 * comes in through r2 and r7 waits in ip (r12) across the call.
+	 */
+	register void *ret asm("r0") = args;
+	register size_t r1 asm("r1") = size;
+	register long nr asm("r2") = __NR_clone3;
+	register clone3_fn r4 asm("r4") = fn;
+	register void *r5 asm("r5") = arg;
+	register void *r6 asm("r6") = top;
+
+	asm volatile("mov ip, r7\n\t"
+		     "mov r7, r2\n\t"
+		     "svc #0\n\t"
+		     "mov r7, ip\n\t"
+		     "cmp r0, #0\n\t"
+		     "bne 1f\n\t"
+		     "bic ip, r6, #15\n\t"
+		     "mov sp, ip\n\t"
+		     "mov r0, r5\n\t"
+		     "blx r4\n\t"
+		     "mov r7, %[nr_exit]\n\t"
+		     "svc #0\n\t"
+		     "bkpt #0\n"
+		     "1:"
+		     : "+r" (ret)
+		     : "r" (r1), "r" (nr), "r" (r4), "r" (r5), "r" (r6),
+		       [nr_exit] "i" (__NR_exit)
+		     : "ip", "memory", "cc");
+	return (long)ret;
+}
+
+static inline unsigned long long clone3_tls(void)
+{
+	unsigned long tp;
+
+	asm volatile("mrc p15, 0, %0, c13, c0, 3" : "=r" (tp));
+	return tp;
+}
+#elif defined(__riscv) && __riscv_xlen == 64
+/* riscv64: its struct sigaction has no sa_restorer. */
+#define KSA_KNOWN_LAYOUT 1
+#define CLONE3_HAVE_RUN 1
+static inline long clone3_run(void *args, size_t size, clone3_fn fn,
+			      void *arg, void *top)
+{
+	register long nr asm("a7") = __NR_clone3;
+	register void *ret asm("a0") = args;
+	register size_t a1 asm("a1") = size;
+	register clone3_fn s1 asm("s1") = fn;
+	register void *s2 asm("s2") = arg;
+	register void *s3 asm("s3") = top;
+
+	asm volatile("ecall\n\t"
+		     "bnez a0, 1f\n\t"
+		     "andi sp, s3, -16\n\t"
+		     "mv s0, zero\n\t"
+		     "mv a0, s2\n\t"
+		     "jalr s1\n\t"
+		     "li a7, %[nr_exit]\n\t"
+		     "ecall\n\t"
+		     "ebreak\n"
+		     "1:"
+		     : "+r" (ret)
+		     : "r" (nr), "r" (a1), "r" (s1), "r" (s2), "r" (s3),
+		       [nr_exit] "i" (__NR_exit)
+		     : "memory");
+	return (long)ret;
+}
+
+static inline unsigned long long clone3_tls(void)
+{
+	unsigned long tp;
+
+	asm volatile("mv %0, tp" : "=r" (tp));
+	return tp;
+}
+#else
+#define CLONE3_HAVE_RUN 0
+static inline long clone3_run(void *args, size_t size, clone3_fn fn,
+			      void *arg, void *top)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline unsigned long long clone3_tls(void)
+{
+	return 0;
+}
+#endif
+#ifndef CLONE3_OWN_USER_SPACE
+#define CLONE3_OWN_USER_SPACE 0
 #endif
 
 /*
@@ -264,208 +513,6 @@ static inline int clone3_missing_errno(void)
 	if (ret > 0 || syscall(NO_SUCH_SYSCALL) >= 0 || errno != err)
 		return 0;
 	return err;
-}
-
-typedef int (*clone3_fn)(void *arg);
-
-/*
- * clone3(ARGS, SIZE).  The child moves its stack pointer to TOP (rounded
- * down to 16 bytes), calls FN(ARG) and ends with SYS_exit (not
- * exit_group) and FN's return value; it never comes back here, so it
- * needs no frame of ours.  The parent gets the child's id or -errno.
- * TOP must be memory only the child uses: with CLONE_VM, not our stack.
- *
- * One block per architecture in the one #if below, each defining
- * CLONE3_HAVE_RUN 1 for the code after it; elsewhere clone3_run() gives
- * -EOPNOTSUPP and CLONE3_HAVE_RUN is 0.  The syscall instruction keeps
- * every register but the result one, so the child finds FN, ARG and TOP
- * where the parent put them.
- */
-static inline long clone3_run(void *args, size_t size, clone3_fn fn,
-			      void *arg, void *top)
-{
-#if defined(__x86_64__)
-#define CLONE3_HAVE_RUN 1
-	register long ret asm("rax") = __NR_clone3;
-	register void *rdi asm("rdi") = args;
-	register size_t rsi asm("rsi") = size;
-	register clone3_fn r12 asm("r12") = fn;
-	register void *r13 asm("r13") = arg;
-	register void *r14 asm("r14") = top;
-
-	asm volatile("syscall\n\t"
-		     "test %%rax, %%rax\n\t"
-		     "jnz 1f\n\t"
-		     "mov %%r14, %%rsp\n\t"
-		     "and $-16, %%rsp\n\t"
-		     "xor %%ebp, %%ebp\n\t"
-		     "mov %%r13, %%rdi\n\t"
-		     "call *%%r12\n\t"
-		     "mov %%eax, %%edi\n\t"
-		     "mov %[nr_exit], %%eax\n\t"
-		     "syscall\n\t"
-		     "ud2\n"
-		     "1:"
-		     : "+r" (ret)
-		     : "r" (rdi), "r" (rsi), "r" (r12), "r" (r13), "r" (r14),
-		       [nr_exit] "i" (__NR_exit)
-		     : "rcx", "r11", "memory", "cc");
-#elif defined(__i386__)
-#define CLONE3_HAVE_RUN 1
-	/* int $0x80: eax the number, ebx and ecx the arguments. */
-	long ret = __NR_clone3;
-
-	asm volatile("int $0x80\n\t"
-		     "test %%eax, %%eax\n\t"
-		     "jnz 1f\n\t"
-		     "mov %%edx, %%esp\n\t"
-		     "and $-16, %%esp\n\t"
-		     "xor %%ebp, %%ebp\n\t"
-		     "sub $12, %%esp\n\t"
-		     "push %%edi\n\t"
-		     "call *%%esi\n\t"
-		     "mov %%eax, %%ebx\n\t"
-		     "mov %[nr_exit], %%eax\n\t"
-		     "int $0x80\n\t"
-		     "ud2\n"
-		     "1:"
-		     : "+a" (ret)
-		     : "b" (args), "c" (size), "S" (fn), "D" (arg), "d" (top),
-		       [nr_exit] "i" (__NR_exit)
-		     : "memory", "cc");
-#elif defined(__aarch64__)
-#define CLONE3_HAVE_RUN 1
-	register long nr asm("x8") = __NR_clone3;
-	register void *ret asm("x0") = args;
-	register size_t x1 asm("x1") = size;
-	register clone3_fn x19 asm("x19") = fn;
-	register void *x20 asm("x20") = arg;
-	register void *x21 asm("x21") = top;
-
-	asm volatile("svc #0\n\t"
-		     "cbnz x0, 1f\n\t"
-		     "and x21, x21, #-16\n\t"
-		     "mov sp, x21\n\t"
-		     "mov x29, xzr\n\t"
-		     "mov x0, x20\n\t"
-		     "blr x19\n\t"
-		     "mov x8, %[nr_exit]\n\t"
-		     "svc #0\n\t"
-		     "brk #0\n"
-		     "1:"
-		     : "+r" (ret)
-		     : "r" (nr), "r" (x1), "r" (x19), "r" (x20), "r" (x21),
-		       [nr_exit] "i" (__NR_exit)
-		     : "memory", "cc");
-#elif defined(__arm__)
-#define CLONE3_HAVE_RUN 1
-	/*
-	 * EABI: svc #0, the number in r7.  r7 is the frame pointer of Thumb
-	 * code, which the compiler may refuse as an operand: the number
-	 * comes in through r2 and r7 waits in ip (r12) across the call.
-	 */
-	register void *ret asm("r0") = args;
-	register size_t r1 asm("r1") = size;
-	register long nr asm("r2") = __NR_clone3;
-	register clone3_fn r4 asm("r4") = fn;
-	register void *r5 asm("r5") = arg;
-	register void *r6 asm("r6") = top;
-
-	asm volatile("mov ip, r7\n\t"
-		     "mov r7, r2\n\t"
-		     "svc #0\n\t"
-		     "mov r7, ip\n\t"
-		     "cmp r0, #0\n\t"
-		     "bne 1f\n\t"
-		     "bic ip, r6, #15\n\t"
-		     "mov sp, ip\n\t"
-		     "mov r0, r5\n\t"
-		     "blx r4\n\t"
-		     "mov r7, %[nr_exit]\n\t"
-		     "svc #0\n\t"
-		     "bkpt #0\n"
-		     "1:"
-		     : "+r" (ret)
-		     : "r" (r1), "r" (nr), "r" (r4), "r" (r5), "r" (r6),
-		       [nr_exit] "i" (__NR_exit)
-		     : "ip", "memory", "cc");
-#elif defined(__riscv) && __riscv_xlen == 64
-#define CLONE3_HAVE_RUN 1
-	register long nr asm("a7") = __NR_clone3;
-	register void *ret asm("a0") = args;
-	register size_t a1 asm("a1") = size;
-	register clone3_fn s1 asm("s1") = fn;
-	register void *s2 asm("s2") = arg;
-	register void *s3 asm("s3") = top;
-
-	asm volatile("ecall\n\t"
-		     "bnez a0, 1f\n\t"
-		     "andi sp, s3, -16\n\t"
-		     "mv s0, zero\n\t"
-		     "mv a0, s2\n\t"
-		     "jalr s1\n\t"
-		     "li a7, %[nr_exit]\n\t"
-		     "ecall\n\t"
-		     "ebreak\n"
-		     "1:"
-		     : "+r" (ret)
-		     : "r" (nr), "r" (a1), "r" (s1), "r" (s2), "r" (s3),
-		       [nr_exit] "i" (__NR_exit)
-		     : "memory");
-#else
-#define CLONE3_HAVE_RUN 0
-	long ret = -EOPNOTSUPP;
-#endif
-	return (long)ret;
-}
-
-/*
- * The tls argument that gives a CLONE_SETTLS child the thread pointer of
- * its caller, so that the C library keeps working in it: the thread
- * pointer itself, or on i386 (and i386 code under a 64-bit kernel) the
- * address of a struct user_desc for the caller's %gs entry.  0 where
- * unknown.
- */
-static inline unsigned long long clone3_tls(void)
-{
-#if defined(__x86_64__)
-	unsigned long tp;
-
-	/* glibc's and musl's thread control block starts with itself. */
-	asm volatile("mov %%fs:0, %0" : "=r" (tp));
-	return tp;
-#elif defined(__i386__)
-	/*
-	 * A struct user_desc, only passed on from get_thread_area() to the
-	 * kernel: its first word, the entry number, is all we set.
-	 */
-	static unsigned int desc[4];
-	unsigned int gs;
-
-	asm volatile("mov %%gs, %0" : "=r" (gs));
-	memset(desc, 0, sizeof(desc));
-	desc[0] = gs >> 3;
-	if (syscall(__NR_get_thread_area, desc))
-		return 0;
-	return (uintptr_t)desc;
-#elif defined(__aarch64__)
-	unsigned long tp;
-
-	asm volatile("mrs %0, tpidr_el0" : "=r" (tp));
-	return tp;
-#elif defined(__arm__)
-	unsigned long tp;
-
-	asm volatile("mrc p15, 0, %0, c13, c0, 3" : "=r" (tp));
-	return tp;
-#elif defined(__riscv)
-	unsigned long tp;
-
-	asm volatile("mv %0, tp" : "=r" (tp));
-	return tp;
-#else
-	return 0;
-#endif
 }
 
 /* clone3_run() on the stack the arguments give the kernel. */

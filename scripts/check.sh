@@ -103,6 +103,7 @@ step test-hugepages tests/test-hugepages.sh
 step test-space tests/test-space.sh
 step test-slots tests/test-slots.sh
 step test-check-stop tests/test-check-stop.sh
+step test-extending tests/test-extending.sh
 need_cmd shellcheck shellcheck
 step shellcheck shellcheck -x -S warning .ci/run scripts/*.sh scripts/lib/*.sh tests/*.sh
 need_packages python3-flake8

@@ -31,60 +31,24 @@
 #endif
 
 /*
- * Every clone3() flag above the exit signal byte, with its bit and the
- * release that merged it: the one list of flags of the suite, the probe
- * and the fuzzer.  The values are ABI and are pinned here: a test of the
+ * The clone3-only flags, pinned: their values are ABI, and a test of the
  * ABI must not take them from the tree it tests (a kernel that moved a
- * flag would move its tests with it), so the clone3-only flags are
- * defined from this table whatever the tree's <linux/sched.h> says, and
- * the legacy ones must agree with the C library's <sched.h>.
- *   X(name, bit, major, minor)
+ * flag would move its tests with it).  Whatever the tree's
+ * <linux/sched.h> says, these are the values the suite, the probe and
+ * the fuzzer use.
  */
-#define CLONE3_FLAG_TABLE(X)				\
-	X(CLONE_NEWTIME, 7, 5, 6)			\
-	X(CLONE_VM, 8, 5, 3)				\
-	X(CLONE_FS, 9, 5, 3)				\
-	X(CLONE_FILES, 10, 5, 3)			\
-	X(CLONE_SIGHAND, 11, 5, 3)			\
-	X(CLONE_PIDFD, 12, 5, 3)			\
-	X(CLONE_PTRACE, 13, 5, 3)			\
-	X(CLONE_VFORK, 14, 5, 3)			\
-	X(CLONE_PARENT, 15, 5, 3)			\
-	X(CLONE_THREAD, 16, 5, 3)			\
-	X(CLONE_NEWNS, 17, 5, 3)			\
-	X(CLONE_SYSVSEM, 18, 5, 3)			\
-	X(CLONE_SETTLS, 19, 5, 3)			\
-	X(CLONE_PARENT_SETTID, 20, 5, 3)		\
-	X(CLONE_CHILD_CLEARTID, 21, 5, 3)		\
-	X(CLONE_DETACHED, 22, 5, 3)			\
-	X(CLONE_UNTRACED, 23, 5, 3)			\
-	X(CLONE_CHILD_SETTID, 24, 5, 3)			\
-	X(CLONE_NEWCGROUP, 25, 5, 3)			\
-	X(CLONE_NEWUTS, 26, 5, 3)			\
-	X(CLONE_NEWIPC, 27, 5, 3)			\
-	X(CLONE_NEWUSER, 28, 5, 3)			\
-	X(CLONE_NEWPID, 29, 5, 3)			\
-	X(CLONE_NEWNET, 30, 5, 3)			\
-	X(CLONE_IO, 31, 5, 3)				\
-	X(CLONE_CLEAR_SIGHAND, 32, 5, 5)		\
-	X(CLONE_INTO_CGROUP, 33, 5, 7)			\
-	X(CLONE_AUTOREAP, 34, 7, 1)			\
-	X(CLONE_NNP, 35, 7, 1)				\
-	X(CLONE_PIDFD_AUTOKILL, 36, 7, 1)		\
-	X(CLONE_EMPTY_MNTNS, 37, 7, 1)
-
 #undef CLONE_CLEAR_SIGHAND
-#define CLONE_CLEAR_SIGHAND	(1ULL << 32)
+#define CLONE_CLEAR_SIGHAND	0x100000000ULL
 #undef CLONE_INTO_CGROUP
-#define CLONE_INTO_CGROUP	(1ULL << 33)
+#define CLONE_INTO_CGROUP	0x200000000ULL
 #undef CLONE_AUTOREAP
-#define CLONE_AUTOREAP		(1ULL << 34)
+#define CLONE_AUTOREAP		0x400000000ULL
 #undef CLONE_NNP
-#define CLONE_NNP		(1ULL << 35)
+#define CLONE_NNP		0x800000000ULL
 #undef CLONE_PIDFD_AUTOKILL
-#define CLONE_PIDFD_AUTOKILL	(1ULL << 36)
+#define CLONE_PIDFD_AUTOKILL	0x1000000000ULL
 #undef CLONE_EMPTY_MNTNS
-#define CLONE_EMPTY_MNTNS	(1ULL << 37)
+#define CLONE_EMPTY_MNTNS	0x2000000000ULL
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
 #endif
@@ -104,11 +68,54 @@
 #define CLONE_ARGS_SIZE_VER2 88
 #endif
 
-/* Each flag of the table as its bit: the legacy ones must match. */
-#define CLONE3_FLAG_CHECK(name, bit, major, minor)			\
-	_Static_assert((unsigned long long)(name) == 1ULL << (bit),	\
-		       #name " is not bit " #bit);
-CLONE3_FLAG_TABLE(CLONE3_FLAG_CHECK)
+/*
+ * Every clone3() flag above the exit signal byte, with the release that
+ * merged it: the one list of flags of the suite, the probe and the
+ * fuzzer.  The legacy flags' values are the C library's <sched.h>
+ * (a tree whose <linux/sched.h> moved one would not build: the two
+ * definitions would differ), the clone3-only ones are pinned above.
+ */
+static const struct clone3_flag {
+	const char *name;
+	unsigned long long value;
+	int major, minor;
+} clone3_flags[] = {
+	{ "CLONE_NEWTIME", CLONE_NEWTIME, 5, 6 },
+	{ "CLONE_VM", CLONE_VM, 5, 3 },
+	{ "CLONE_FS", CLONE_FS, 5, 3 },
+	{ "CLONE_FILES", CLONE_FILES, 5, 3 },
+	{ "CLONE_SIGHAND", CLONE_SIGHAND, 5, 3 },
+	{ "CLONE_PIDFD", CLONE_PIDFD, 5, 3 },
+	{ "CLONE_PTRACE", CLONE_PTRACE, 5, 3 },
+	{ "CLONE_VFORK", CLONE_VFORK, 5, 3 },
+	{ "CLONE_PARENT", CLONE_PARENT, 5, 3 },
+	{ "CLONE_THREAD", CLONE_THREAD, 5, 3 },
+	{ "CLONE_NEWNS", CLONE_NEWNS, 5, 3 },
+	{ "CLONE_SYSVSEM", CLONE_SYSVSEM, 5, 3 },
+	{ "CLONE_SETTLS", CLONE_SETTLS, 5, 3 },
+	{ "CLONE_PARENT_SETTID", CLONE_PARENT_SETTID, 5, 3 },
+	{ "CLONE_CHILD_CLEARTID", CLONE_CHILD_CLEARTID, 5, 3 },
+	{ "CLONE_DETACHED", CLONE_DETACHED, 5, 3 },
+	{ "CLONE_UNTRACED", CLONE_UNTRACED, 5, 3 },
+	{ "CLONE_CHILD_SETTID", CLONE_CHILD_SETTID, 5, 3 },
+	{ "CLONE_NEWCGROUP", CLONE_NEWCGROUP, 5, 3 },
+	{ "CLONE_NEWUTS", CLONE_NEWUTS, 5, 3 },
+	{ "CLONE_NEWIPC", CLONE_NEWIPC, 5, 3 },
+	{ "CLONE_NEWUSER", CLONE_NEWUSER, 5, 3 },
+	{ "CLONE_NEWPID", CLONE_NEWPID, 5, 3 },
+	{ "CLONE_NEWNET", CLONE_NEWNET, 5, 3 },
+	{ "CLONE_IO", CLONE_IO, 5, 3 },
+	{ "CLONE_CLEAR_SIGHAND", CLONE_CLEAR_SIGHAND, 5, 5 },
+	{ "CLONE_INTO_CGROUP", CLONE_INTO_CGROUP, 5, 7 },
+	{ "CLONE_AUTOREAP", CLONE_AUTOREAP, 7, 1 },
+	{ "CLONE_NNP", CLONE_NNP, 7, 1 },
+	{ "CLONE_PIDFD_AUTOKILL", CLONE_PIDFD_AUTOKILL, 7, 1 },
+	{ "CLONE_EMPTY_MNTNS", CLONE_EMPTY_MNTNS, 7, 1 },
+};
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
 
 /* The release of the uapi headers the program is built against. */
 #define CLONE3_TREE_MAJOR	((int)(LINUX_VERSION_CODE >> 16))
@@ -117,11 +124,11 @@ CLONE3_FLAG_TABLE(CLONE3_FLAG_CHECK)
 /* The name of flag bit BIT, or NULL. */
 static inline const char *clone3_flag_name(int bit)
 {
-#define CLONE3_FLAG_NAME(name, b, major, minor)	\
-	if (bit == (b))					\
-		return #name;
-	CLONE3_FLAG_TABLE(CLONE3_FLAG_NAME)
-#undef CLONE3_FLAG_NAME
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(clone3_flags); i++)
+		if (clone3_flags[i].value == 1ULL << bit)
+			return clone3_flags[i].name;
 	return NULL;
 }
 
@@ -133,12 +140,14 @@ static inline const char *clone3_flag_name(int bit)
 static inline unsigned long long clone3_known_flags(int major, int minor)
 {
 	unsigned long long known = 0xffffffffULL;
+	size_t i;
 
-#define CLONE3_FLAG_KNOWN(name, b, ma, mi)				\
-	if ((b) >= 32 && (major > (ma) || (major == (ma) && minor >= (mi)))) \
-		known |= 1ULL << (b);
-	CLONE3_FLAG_TABLE(CLONE3_FLAG_KNOWN)
-#undef CLONE3_FLAG_KNOWN
+	for (i = 0; i < ARRAY_SIZE(clone3_flags); i++) {
+		const struct clone3_flag *f = &clone3_flags[i];
+
+		if (major > f->major || (major == f->major && minor >= f->minor))
+			known |= f->value;
+	}
 	return known;
 }
 

@@ -52,6 +52,7 @@ ARCH_KEYS = {
     'CROSS_COMPILE': r'[a-z0-9_]+(-[a-z0-9_]+)*-',
     'CC_PKG': PKG,                     # Debian package of the compiler
     'LIBC_PKG': PKG,                   # ... and of its static C library
+    'DEB_ARCH': r'[a-z0-9]+',          # Debian's name of the arch (armhf)
     'IMAGE': r'[A-Za-z0-9_./-]+',      # the image, in the build directory
     'QEMU_BIN': r'qemu-system-[a-z0-9_]+',
     'QEMU_PKG': PKG,

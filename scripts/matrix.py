@@ -24,6 +24,8 @@ usage: matrix.py check                 check every data file
        matrix.py trees                 every tree, oldest first
        matrix.py default-tree          the tree a run takes without KERNEL
        matrix.py check-plan            what make check runs where
+       matrix.py packages              the Debian packages of every arch
+                                       and tree (.ci/run installs them)
        matrix.py ci [--write]          the CI pipelines' matrices: check
                                        them (exit 1 when stale) or rewrite
 """
@@ -233,6 +235,16 @@ class Matrix:
         return next(t.name for t in self.trees.values()
                     if t.conf.get('DEFAULT') == '1')
 
+    def packages(self) -> List[str]:
+        """Every arch's compiler, C library and QEMU, and the source of
+        every tree the host's own release has, each once."""
+        out: List[str] = []
+        for a in self.arches.values():
+            out += [a.conf['CC_PKG'], a.conf['LIBC_PKG'], a.conf['QEMU_PKG']]
+        out += [t.conf['PKG'] for t in self.trees.values()
+                if not t.conf.get('SUITE')]
+        return list(dict.fromkeys(out))
+
     def killed_on(self) -> List[List[str]]:
         """The Killed-on: rows of each mutant that has them."""
         d = os.path.join(self.root, 'patches', 'mutants')
@@ -357,9 +369,10 @@ def ci(m: Matrix, write: bool) -> int:
 
 def main(argv: List[str]) -> int:
     usage = ('usage: matrix.py check|arches|trees|default-tree|check-plan|'
-             'ci [--write]')
+             'packages|ci [--write]')
     if not argv or argv[0] not in ('check', 'arches', 'trees',
-                                   'default-tree', 'check-plan', 'ci'):
+                                   'default-tree', 'check-plan', 'packages',
+                                   'ci'):
         print(usage, file=sys.stderr)
         return 2
     cmd, rest = argv[0], argv[1:]
@@ -380,6 +393,8 @@ def main(argv: List[str]) -> int:
                 print('gate', tree, ' '.join(arches))
             for k in ('host', 'mutants', 'survivors'):
                 print(k, m.default_tree, plan[k])
+        elif cmd == 'packages':
+            print(' '.join(m.packages()))
         elif cmd == 'ci':
             return ci(m, bool(rest))
     except DataError as e:

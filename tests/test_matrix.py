@@ -52,6 +52,16 @@ class RepositoryData(unittest.TestCase):
         self.assertEqual(rc, 0, 'run scripts/matrix.py ci --write: ' +
                          err.getvalue())
 
+    def test_packages_of_every_arch_and_host_tree(self):
+        m = matrix.Matrix(ROOT)
+        pkgs = m.packages()
+        for a in m.arches.values():
+            for k in ('CC_PKG', 'LIBC_PKG', 'QEMU_PKG'):
+                self.assertIn(a.conf[k], pkgs)
+        self.assertEqual(len(pkgs), len(set(pkgs)))
+        for t in m.trees.values():
+            self.assertEqual(t.conf['PKG'] in pkgs, not t.conf.get('SUITE'))
+
     def test_plan_covers_every_arch_and_tree_once(self):
         m = matrix.Matrix(ROOT)
         plan = m.check_plan('x86_64')

@@ -1168,10 +1168,12 @@ static void describe_kernel(struct fuzz *fz)
 		       u.machine, fz->kbits, 8 * sizeof(long));
 	ksft_print_msg("model: v6.1 clone3 rules, struct clone_args %d bytes\n",
 		       V61_SIZE_VER2);
-	ksft_print_msg("flags: those of %d.%d (the headers built against); undefined from bit %d%s\n",
+	ksft_print_msg("flags: those of the %d.%d headers, undefined from bit %d\n",
 		       CLONE3_TREE_MAJOR, CLONE3_TREE_MINOR,
-		       __builtin_ctzll(UNDEFINED_FLAGS & ~0xffffffffULL),
-		       NEWER_FLAGS ? ", the ones newer than 6.1 only behind an earlier rejection" : "");
+		       __builtin_ctzll(UNDEFINED_FLAGS & ~0xffffffffULL));
+	if (NEWER_FLAGS)
+		ksft_print_msg("flags newer than 6.1 (%#llx): only behind an earlier rejection\n",
+			       (unsigned long long)NEWER_FLAGS);
 	ksft_print_msg("probe: the kernel rejects non-zero bytes from offset %zu%s\n",
 		       probed, probed ? "" : " (never: tail bytes not checked?)");
 	if (fz->newer_kernel && probed > V61_SIZE_VER2) {

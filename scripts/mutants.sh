@@ -59,6 +59,7 @@ for patch in "${MUTANTS[@]}"; do
 	err=$RESULTS/.apply-err
 	# On a tree with a port of this mutant (trees/<tree>/port/), the port.
 	patch=$(tree_patch "$patch")
+	case $patch in "$ROOT/trees/"*) echo "$variant: ${patch#"$ROOT"/} stands for it on this tree" ;; esac
 	if ! commit=$(commit_patches "$TREE" patched "$patch" 2>"$err"); then
 		for arch in $ARCHES; do
 			log=$(boot_log "$variant" "$arch")

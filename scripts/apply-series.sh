@@ -9,6 +9,8 @@
 #     leave the tree byte for byte as it was.
 # Every patch is first tried on a scratch copy of the files it touches,
 # so the tree is only written once the whole series is known to apply.
+# A tree of a version that trees/ ports the series for (trees/<V.P>/port/)
+# gets the series as that tree takes it (tree_series, lib/paths.sh).
 #
 # usage: apply-series.sh KERNEL_TREE
 set -eu
@@ -22,7 +24,11 @@ T=$(cd "$1" && pwd)
 	die "KSRC=$1 is not a kernel tree (no Makefile or kernel/fork.c)"
 need_cmd git git
 
-mapfile -t PATCHES < <(series_patches "$ROOT/patches")
+# A tree of trees/ with ports (trees/<V.P>/port/) takes the series as
+# ported: its VERSION.PATCHLEVEL decides.
+PORT_TREE=$(source_version "$T")
+[ -d "$ROOT/trees/$PORT_TREE" ] || PORT_TREE=
+mapfile -t PATCHES < <(tree_series)
 SCRATCH=$(mktemp -d)
 trap 'rm -rf "$SCRATCH"' EXIT
 # Never let git find a repository above the tree or the scratch copy.

@@ -9,10 +9,12 @@
 #                                      tinyconfig's own fragments
 #   qemu-images/common.config          what every guest needs
 #   qemu-images/ARCH/config            what this arch needs
+#   tools-testing-selftests-clone3/config   the suite's needs
 #   qemu-images/ARCH/<V.P>.config      what differs from Linux V.P on, if
 #                                      any (the newest V.P not newer than
-#                                      SRC's Makefile)
-#   tools-testing-selftests-clone3/config   the suite's needs
+#                                      SRC's Makefile); last, so that it
+#                                      also speaks for a symbol of the
+#                                      suite's that V.P renamed
 # This gives the .config of `make tinyconfig` followed by merge_config.sh
 # -n of our fragments, in one Kconfig run instead of four (about 4 s of
 # CPU less per kernel); where tinyconfig's closing olddefconfig would
@@ -84,8 +86,8 @@ OURS="$ROOT/qemu-images/common.config $ROOT/qemu-images/$ARCH/config"
 VFRAG=$(cd "$ROOT/qemu-images/$ARCH" && ls | sed -n 's/^\([0-9]*\.[0-9]*\)\.config$/\1/p' |
 	{ cat; echo "$VP tree"; } | sort -t. -k1,1n -k2,2n -s |
 	awk '$2 == "tree" { print v; exit } { v = $1 }')
-[ -z "$VFRAG" ] || OURS="$OURS $ROOT/qemu-images/$ARCH/$VFRAG.config"
 OURS="$OURS $ROOT/tools-testing-selftests-clone3/config"
+[ -z "$VFRAG" ] || OURS="$OURS $ROOT/qemu-images/$ARCH/$VFRAG.config"
 FRAGMENTS="$TINY $OURS"
 for f in $FRAGMENTS; do
 	[ -f "$f" ] || die "kconfig fragment $f is missing"

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Run the tree's scripts/checkpatch.pl --strict over every patch of the
-# series.  A warning is accepted only when the cover letter quotes it
-# (the cover letter is where the series justifies what it leaves).
+# series and every tree's port (trees/*/port/*.patch).  A warning is
+# accepted only when the cover letter quotes it (the cover letter is
+# where the series justifies what it leaves).
 #
 # usage: checkpatch-series.sh
 set -eu
@@ -17,7 +18,10 @@ COVER=$ROOT/patches/0000-cover-letter.patch
 need_cmd perl perl
 
 bad=0
-for p in $(series_patches "$ROOT/patches"); do
+# The series, and every tree's ports of its patches and of the mutants
+# (trees/*/port/*.patch): what some tree applies, checked the same way.
+for p in $(series_patches "$ROOT/patches") "$ROOT"/trees/*/port/*.patch; do
+	[ -f "$p" ] || continue
 	out=$(cd "$TREE" && scripts/checkpatch.pl --strict --terse --show-types "$p" 2>&1) || true
 	total=$(echo "$out" | sed -n 's/^total: //p')
 	issues=$(echo "$out" | grep -E '(ERROR|WARNING|CHECK):' || true)
@@ -27,13 +31,13 @@ for p in $(series_patches "$ROOT/patches"); do
 		grep -qF -- "$text" <(tr '\n' ' ' <"$COVER" | tr -s ' ') || echo "$line"
 	done)
 	if [ -n "$unexplained" ]; then
-		echo "checkpatch: $(basename "$p"): $total"
+		echo "checkpatch: ${p#"$ROOT"/}: $total"
 		echo "$unexplained" | sed 's/^/  /'
 		bad=1
 	elif [ -n "$issues" ]; then
-		echo "checkpatch: $(basename "$p"): $total (justified in the cover letter)"
+		echo "checkpatch: ${p#"$ROOT"/}: $total (justified in the cover letter)"
 	else
-		echo "checkpatch: $(basename "$p"): clean"
+		echo "checkpatch: ${p#"$ROOT"/}: clean"
 	fi
 done
 [ $bad -eq 0 ] || { echo "checkpatch: issues not justified in the cover letter" >&2; exit 1; }

@@ -20,6 +20,12 @@ case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 [ $# -le 1 ] || die "usage: make-series.sh [KERNEL_REF]"
 gate_paths
 PATCHES=$ROOT/patches
+# patches/ is the series of the trees that take it as it is: a tree
+# that ports or drops some of it would write its ports into patches/.
+if [ -n "$PORT_TREE" ] && [ -d "$ROOT/trees/$PORT_TREE/port" ] &&
+	[ "$(tree_series)" != "$(series_patches "$PATCHES")" ]; then
+	die "tree $PORT_TREE ports the series (trees/$PORT_TREE/port/), so patches/ is not made from it; use a tree that takes the series as it is: KERNEL=$(matrix default-tree)"
+fi
 SUITE=$ROOT/tools-testing-selftests-clone3
 SUITE_PATH=tools/testing/selftests/clone3
 

@@ -10,6 +10,10 @@ here and nowhere else:
   qemu-images/<arch>/<V.P>.config   a fragment for Linux V.P and later
   trees/<tree>/source.conf       where the tree comes from (TREE_KEYS)
   trees/<tree>/revert/series     how its base is made, when it has the flag
+  trees/<tree>/port/             its ports: a file named like a patch of
+                                 patches/ or patches/mutants/ replaces it
+                                 there, and drop lists the series patches
+                                 it does not apply (NAME  # reason)
   patches/mutants/*.patch        Killed-on: lines (which rows see a mutant)
 
 The shell scripts source qemu.conf and source.conf as they are (a
@@ -220,6 +224,8 @@ class Matrix:
                 for p in series_entries(series):
                     if not os.path.isfile(os.path.join(d, 'revert', p)):
                         raise DataError(f'{rel(series)}: {p} is missing')
+            if os.path.isdir(os.path.join(d, 'port')):
+                self._check_port(os.path.join(d, 'port'))
             trees[name] = Tree(name, conf)
         if not trees:
             raise DataError(f'{rel(base)}: no tree')
@@ -229,6 +235,51 @@ class Matrix:
                             f'DEFAULT=1 in its source.conf, not '
                             f'{len(defaults)}')
         return dict(sorted(trees.items(), key=lambda kv: kv[1].version))
+
+    def _check_port(self, port: str) -> None:
+        """A tree's port/: each patch there stands for a patch of patches/
+        or patches/mutants/ of the same name (a mutant's port keeps its
+        Breaks: and Killed-on: lines, which the summary reads from the
+        original), and drop names series patches, each with a reason."""
+        patches = os.path.join(self.root, 'patches')
+        series = series_entries(os.path.join(patches, 'series'))
+        mutants = os.path.join(patches, 'mutants')
+        dropped = []
+        drop = os.path.join(port, 'drop')
+        if os.path.isfile(drop):
+            with open(drop, encoding='utf-8') as f:
+                lines = f.read().splitlines()
+            for n, line in enumerate(lines, 1):
+                if not line.strip() or line.lstrip().startswith('#'):
+                    continue
+                m = re.fullmatch(r'(\S+)\s+#\s*(\S.*)', line.strip())
+                if not m:
+                    raise DataError(f'{rel(drop)}:{n}: not "NAME  # reason": '
+                                    f'{line}')
+                if m.group(1) not in series:
+                    raise DataError(f'{rel(drop)}:{n}: {m.group(1)} is no '
+                                    'patch of patches/series')
+                dropped.append(m.group(1))
+        for f in sorted(os.listdir(port)):
+            path = os.path.join(port, f)
+            if f == 'drop':
+                continue
+            if f in series or (f.endswith('.patch') and
+                               os.path.isfile(os.path.join(patches, f))):
+                if f in dropped:
+                    raise DataError(f'{rel(path)}: {f} is dropped on this '
+                                    'tree (port/drop): a port of it is '
+                                    'never applied')
+                continue
+            original = os.path.join(mutants, f)
+            if not f.endswith('.patch') or not os.path.isfile(original):
+                raise DataError(f'{rel(path)}: named like no patch of '
+                                'patches/ or patches/mutants/ (a port takes '
+                                'the name of the patch it replaces)')
+            if mutant_lines(path) != mutant_lines(original):
+                raise DataError(f'{rel(path)}: its Breaks: and Killed-on: '
+                                'lines differ from those of '
+                                f'{rel(original)}')
 
     @property
     def default_tree(self) -> str:
@@ -289,6 +340,18 @@ class Matrix:
             gate[tree].append(a)
         return {'gate': gate, 'host': host, 'mutants': mutant,
                 'survivors': survivor}
+
+
+def mutant_lines(path: str) -> List[str]:
+    """The Breaks: and Killed-on: lines of a mutant's message."""
+    out = []
+    with open(path, encoding='utf-8', errors='replace') as f:
+        for line in f:
+            if line.startswith('diff --git'):
+                break
+            if line.startswith(('Breaks:', 'Killed-on:')):
+                out.append(line.rstrip())
+    return out
 
 
 def series_entries(path: str) -> List[str]:

@@ -8,7 +8,9 @@
 # the guest boots, the suite runs to its end and reports a failure.  A
 # mutant that does not apply, build or boot is an error, never a kill; a
 # plain diff without a mail header is taken too (its file name is its
-# subject).  Each mutant is built incrementally in the patched build dir.
+# subject).  A mutant of patches/mutants/ that the tree ports
+# (trees/<tree>/port/, Documentation/extending.md) is applied as its
+# port.  Each mutant is built incrementally in the patched build dir.
 # Writes results_dir mutant-<name> for each and RESULTS/mutants.md.
 #
 # Environment: MUTANTS_DIR (default patches/mutants), and as for the gate
@@ -55,6 +57,9 @@ for patch in "${MUTANTS[@]}"; do
 	rm -rf "$(results_dir "$variant")"
 	start=$(date +%s)
 	err=$RESULTS/.apply-err
+	# On a tree with a port of this mutant (trees/<tree>/port/), the port.
+	patch=$(tree_patch "$patch")
+	case $patch in "$ROOT/trees/"*) echo "$variant: ${patch#"$ROOT"/} stands for it on this tree" ;; esac
 	if ! commit=$(commit_patches "$TREE" patched "$patch" 2>"$err"); then
 		for arch in $ARCHES; do
 			log=$(boot_log "$variant" "$arch")

@@ -8,6 +8,8 @@
 #                     release through debian-package.sh, not apt-get install)
 #   branch base       upstream without CLONE_CLEAR_SIGHAND
 #   branch patched    base + patches/series, and your commits on top of it
+#                     (on a tree with ports, the series as it takes it:
+#                     trees/<tree>/port/, see tree_series in lib/paths.sh)
 # The user's KSRC is only read: it is copied, never modified.  A tree
 # that already has the flag gets its base from trees/<tree>/revert/ (for
 # KSRC: the tree of the same VERSION.PATCHLEVEL).
@@ -86,7 +88,7 @@ revert_dir() {
 		echo "$ROOT/trees/$KERNEL/revert"
 		return
 	fi
-	v=$(sed -n 's/^VERSION = //p; s/^PATCHLEVEL = //p' "$TREE/Makefile" | paste -sd.)
+	v=$(source_version "$TREE")
 	[ -d "$ROOT/trees/$v/revert" ] ||
 		die "KSRC is Linux $v, which has CLONE_CLEAR_SIGHAND, and trees/$v/revert/ does not exist to make its base; known trees: $(known_trees)"
 	echo "$ROOT/trees/$v/revert"
@@ -105,10 +107,12 @@ fi
 # identities and dates: when the patches are those of the last run, they
 # are taken from its note (making them again reads the whole tree twice,
 # some 3 s that every gate would pay).
+mapfile -t series_files < <(tree_series)
 inputs=$( {
 	git -C "$TREE" rev-parse upstream
 	cat "$ROOT/trees"/*/revert/* "$ROOT/patches/series"
-	series_patches "$ROOT/patches" | xargs cat
+	printf '%s\n' "${series_files[@]#"$ROOT"/}"
+	cat "${series_files[@]}"
 } | sha256sum | cut -c1-32)
 made=$TREE/.git/clone3-branches
 # shellcheck disable=SC2046 # three words: inputs, base, series commit
@@ -132,8 +136,10 @@ else
 		base=$(git -C "$TREE" rev-parse upstream)
 	fi
 	git -C "$TREE" update-ref refs/heads/base "$base"
-	mapfile -t patches < <(series_patches "$ROOT/patches")
-	series=$(commit_patches "$TREE" base "${patches[@]}")
+	for p in "${series_files[@]}"; do
+		case $p in "$ROOT/trees/"*) echo "tree: ${p#"$ROOT"/} stands for its patch on this tree" ;; esac
+	done
+	series=$(commit_patches "$TREE" base "${series_files[@]}")
 	echo "$inputs $base $series" >"$made.tmp"
 	mv "$made.tmp" "$made"
 fi

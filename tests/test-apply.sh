@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make apply on the trees a maintainer may hold: base of 6.1 and of 6.12
-# (applies), the
+# (applies), base of 7.3 (applies as ported, trees/7.3/port/), the
 # untouched 6.1 tree (already present), a tree whose kernel/fork.c
 # conflicts (refused, nothing lost, also with a dirty work tree), and a
 # non-git copy of base (applies; a conflicting one is left unchanged).
@@ -58,6 +58,31 @@ if [ -d "$T612/.git" ]; then
 	[ "$(git -C "$D/base-6.12" rev-parse HEAD:kernel/fork.c)" = "$(git -C "$T612" rev-parse patched:kernel/fork.c)" ] &&
 		pass "6.12 base: fork.c as in its patched branch" ||
 		fail "6.12 base: fork.c as in its patched branch" "differs"
+fi
+
+# The 7.3 base, when that tree is prepared (make tree KERNEL=7.3): the
+# series as 7.3 takes it, its ports and no dropped patch
+# (trees/7.3/port/).
+T73=$ROOT/build/7.3/linux
+if [ -d "$T73/.git" ]; then
+	mkdir -p "$D/base-7.3"
+	git -C "$T73" archive base $PATHS | tar -C "$D/base-7.3" -xf -
+	git -C "$D/base-7.3" init -q
+	git -C "$D/base-7.3" add -A
+	git -C "$D/base-7.3" -c user.name=t -c user.email=t@t commit -q -m base-7.3
+	expect "7.3 base: applies with its ports" 0 scripts/apply-series.sh "$D/base-7.3"
+	n=$(git -C "$D/base-7.3" rev-list --count HEAD)
+	want=$((1 + $(grep -c . patches/series) - $(sed 's/#.*//' trees/7.3/port/drop | grep -c .)))
+	[ "$n" = "$want" ] && pass "7.3 base: one commit per patch it takes" ||
+		fail "7.3 base: one commit per patch it takes" "$n commits, not $want"
+	same=1
+	for f in kernel/fork.c include/uapi/linux/sched.h tools/testing/selftests/clone3/clone3_cap_checkpoint_restore.c; do
+		[ "$(git -C "$D/base-7.3" rev-parse "HEAD:$f")" = "$(git -C "$T73" rev-parse "patched:$f")" ] || same=0
+	done
+	[ $same = 1 ] && pass "7.3 base: files as in its patched branch" ||
+		fail "7.3 base: files as in its patched branch" "differ"
+	expect "7.3 base, applied twice: already there" 0 scripts/apply-series.sh "$D/base-7.3"
+	expect_output "7.3 base, applied twice: says already applied" "already applied"
 fi
 
 make_tree upstream upstream git

@@ -3,8 +3,9 @@
 """Tests of scripts/matrix.py, the owner of the arches, trees and their
 defaults: the repository's own data passes and the CI pipelines agree
 with it; each kind of bad data file is one line naming the file and the
-key; a toy arch and a toy tree, added as directories alone, join every
-list, the CI matrices (rewritten) and make check's plan.
+key, and so is a tree's port or drop that names no patch; a toy arch and
+a toy tree, added as directories alone, join every list, the CI
+matrices (rewritten) and make check's plan.
 
 usage: tests/test_matrix.py
 """
@@ -30,7 +31,7 @@ import matrix  # noqa: E402
 def scratch_copy() -> str:
     """The data matrix.py reads, copied into a new directory."""
     d = tempfile.mkdtemp(prefix='clone3-matrix-')
-    for sub in ('qemu-images', 'trees', 'patches/mutants'):
+    for sub in ('qemu-images', 'trees', 'patches'):
         shutil.copytree(os.path.join(ROOT, sub), os.path.join(d, sub),
                         ignore=shutil.ignore_patterns('init'))
     os.makedirs(os.path.join(d, '.github', 'workflows'))
@@ -171,6 +172,63 @@ class BadData(unittest.TestCase):
         shutil.copytree(os.path.join(self.d, 'trees', '6.12'),
                         os.path.join(self.d, 'trees', 'next'))
         self.assertIn('trees/next: a tree is named', self.error())
+
+    def port(self, name: str, text: str = '') -> str:
+        d = os.path.join(self.d, 'trees', '6.12', 'port')
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, name), 'w') as f:
+            f.write(text)
+        return 'trees/6.12/port/' + name
+
+    def test_port_named_like_no_patch(self):
+        path = self.port('0009-no-such-patch.patch', 'x\n')
+        msg = self.error()
+        self.assertIn(path, msg)
+        self.assertIn('named like no patch', msg)
+
+    def test_port_stray_file(self):
+        path = self.port('notes.txt', 'x\n')
+        self.assertIn(path + ': named like no patch', self.error())
+
+    def test_drop_of_no_series_patch(self):
+        path = self.port('drop', '0009-no-such-patch.patch  # gone\n')
+        msg = self.error()
+        self.assertIn(path + ':1', msg)
+        self.assertIn('0009-no-such-patch.patch is no patch of patches/series',
+                      msg)
+
+    def test_drop_without_reason(self):
+        series = matrix.series_entries(
+            os.path.join(self.d, 'patches', 'series'))
+        path = self.port('drop', series[-1] + '\n')
+        self.assertIn(path + ':1: not "NAME  # reason"', self.error())
+
+    def test_port_of_a_dropped_patch(self):
+        series = matrix.series_entries(
+            os.path.join(self.d, 'patches', 'series'))
+        self.port('drop', f'{series[-1]}  # not here\n')
+        path = self.port(series[-1], 'x\n')
+        self.assertIn(path + ': ' + series[-1] + ' is dropped', self.error())
+
+    def test_mutant_port_keeps_its_lines(self):
+        mutants = os.path.join(self.d, 'patches', 'mutants')
+        name = sorted(f for f in os.listdir(mutants)
+                      if f.endswith('.patch'))[0]
+        with open(os.path.join(mutants, name)) as f:
+            text = f.read()
+        self.assertIn('Breaks:', text)
+        path = self.port(name, text.replace('Breaks:', 'Breaks: nothing;'))
+        self.assertIn(path + ': its Breaks: and Killed-on: lines differ',
+                      self.error())
+        self.port(name, text)
+        matrix.Matrix(self.d)
+
+    def test_good_ports_pass(self):
+        series = matrix.series_entries(
+            os.path.join(self.d, 'patches', 'series'))
+        self.port(series[0], 'x\n')
+        self.port('drop', '# comment\n\n' + series[-1] + '  # reason\n')
+        matrix.Matrix(self.d)
 
     def test_main_exit_2_one_line(self):
         self.edit('qemu-images/arm64/qemu.conf', 'MEM=256M', 'MEMORY=256M')

@@ -7,6 +7,9 @@
  * clone3_stack_valid(), the flag checks at the top of copy_process() and
  * copy_struct_from_user()) and reports every input where the kernel and
  * the model disagree, with the seed and iteration that reproduce it.
+ * The flags that are defined are those of the release of the headers the
+ * program is built against; a flag newer than v6.1 is not modelled and
+ * only appears in inputs rejected earlier.
  *
  * Safety: a call the model accepts never carries a flag with a side effect
  * the fuzzer does not undo (namespaces, threads, CLONE_PARENT, TLS, pidfds,
@@ -61,14 +64,26 @@
 #define V61_CSIGNAL		0xffULL
 #define V61_KNOWN_FLAGS		clone3_known_flags(6, 1)
 #define V61_RESERVED_FLAGS	(CLONE_DETACHED | (CSIGNAL & ~CLONE_NEWTIME))
-#define UNDEFINED_FLAGS		(~V61_KNOWN_FLAGS)
+
+/*
+ * The flags of the release the program is built for (the tree's uapi
+ * headers): a bit outside them is undefined, and a kernel of that
+ * release must refuse it.  The flags it has beyond v6.1 (7.1's
+ * CLONE_AUTOREAP, CLONE_NNP, CLONE_PIDFD_AUTOKILL, CLONE_EMPTY_MNTNS)
+ * are known but their rules are not modelled: they are hazards, only
+ * drawn behind an earlier rejection, which every kernel gives first.
+ */
+#define TREE_KNOWN_FLAGS	clone3_known_flags(CLONE3_TREE_MAJOR, \
+						   CLONE3_TREE_MINOR)
+#define UNDEFINED_FLAGS		(~TREE_KNOWN_FLAGS)
+#define NEWER_FLAGS		(TREE_KNOWN_FLAGS & ~V61_KNOWN_FLAGS)
 
 /* Flags whose accepted use has no side effect left after the child exits. */
 #define SAFE_FLAGS	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | \
 			 CLONE_VFORK | CLONE_SYSVSEM | CLONE_UNTRACED | \
 			 CLONE_IO | CLONE_CLEAR_SIGHAND)
-/* Known flags with side effects: only in inputs rejected early. */
-#define HAZARD_FLAGS	(V61_KNOWN_FLAGS & ~SAFE_FLAGS & ~V61_RESERVED_FLAGS)
+/* Known flags with side effects (and the unmodelled newer ones). */
+#define HAZARD_FLAGS	(TREE_KNOWN_FLAGS & ~SAFE_FLAGS & ~V61_RESERVED_FLAGS)
 
 #define STACK_SIZE	(64 * 1024)
 #define CHILD_STACK	(16 * 1024)
@@ -203,6 +218,22 @@ static __u64 below(__u64 *r, __u64 n)
 static bool chance(__u64 *r, unsigned int percent)
 {
 	return below(r, 100) < percent;
+}
+
+/*
+ * One undefined flag bit above bit 31, evenly: bits 34-63 for a v6.1 or
+ * v6.12 build (as always), 38-63 for a 7.1 or later one.
+ */
+static __u64 undefined_bit(__u64 *r)
+{
+	__u64 undefined = UNDEFINED_FLAGS & ~0xffffffffULL;
+	__u64 n = below(r, __builtin_popcountll(undefined));
+	int bit;
+
+	for (bit = 32; bit < 64; bit++)
+		if (((undefined >> bit) & 1) && !n--)
+			return 1ULL << bit;
+	return 1ULL << 63;	/* the table never defines it */
 }
 
 static const char *errno_name(int err, char *buf, size_t len)
@@ -476,7 +507,7 @@ static void gen_undefined(const struct fuzz *fz, __u64 *r,
 	unsigned int n = 1 + below(r, 3);
 
 	while (n--)
-		in->args.flags |= 1ULL << (34 + below(r, 30));
+		in->args.flags |= undefined_bit(r);
 	if (chance(r, 30))
 		in->args.flags |= CLONE_CLEAR_SIGHAND;
 	if ((in->args.flags & CLONE_SIGHAND) && chance(r, 90))
@@ -594,7 +625,7 @@ static void gen_set_tid(const struct fuzz *fz, __u64 *r,
 		a->set_tid = unreadable(fz, r);
 		a->set_tid_size = 1 + below(r, V61_MAX_PID_NS_LEVEL);
 		if (chance(r, 50))	/* EFAULT comes before flag errors */
-			a->flags |= 1ULL << (34 + below(r, 30));
+			a->flags |= undefined_bit(r);
 	}
 }
 
@@ -669,7 +700,7 @@ static void gen_precedence(const struct fuzz *fz, __u64 *r,
 	if (other != 0)
 		early_reason(fz, r, in, 4);
 	if (chance(r, 30))
-		in->args.flags |= 1ULL << (34 + below(r, 30));
+		in->args.flags |= undefined_bit(r);
 }
 
 static void (* const generators[NR_KINDS])(const struct fuzz *, __u64 *,
@@ -1141,6 +1172,12 @@ static void describe_kernel(struct fuzz *fz)
 		       u.machine, fz->kbits, 8 * sizeof(long));
 	ksft_print_msg("model: v6.1 clone3 rules, struct clone_args %d bytes\n",
 		       V61_SIZE_VER2);
+	ksft_print_msg("flags: those of the %d.%d headers, undefined from bit %d\n",
+		       CLONE3_TREE_MAJOR, CLONE3_TREE_MINOR,
+		       __builtin_ctzll(UNDEFINED_FLAGS & ~0xffffffffULL));
+	if (NEWER_FLAGS)
+		ksft_print_msg("flags newer than 6.1 (%#llx): only behind an earlier rejection\n",
+			       (unsigned long long)NEWER_FLAGS);
 	ksft_print_msg("probe: the kernel rejects non-zero bytes from offset %zu%s\n",
 		       probed, probed ? "" : " (never: tail bytes not checked?)");
 	if (fz->newer_kernel && probed > V61_SIZE_VER2) {

@@ -10,7 +10,9 @@
 # directory; by default build/<KERNEL>, or build/ksrc-<hash of KSRC's
 # path> for KSRC).  Sets and exports KERNEL, KSRC and WORK (absolute), and
 # sets ROOT (this repository), TREE (WORK/linux, the prepared git tree),
-# TREE_NAME (what results call the tree: KERNEL, or "ksrc") and RESULTS.
+# TREE_NAME (what results call the tree: KERNEL, or "ksrc"), PORT_TREE
+# (the tree whose ports apply: KERNEL, or for KSRC the tree of its
+# VERSION.PATCHLEVEL, or nothing; see tree_patch) and RESULTS.
 # Every path under WORK comes from the functions below it.
 gate_paths() {
 	ROOT=$(repo_root)
@@ -21,11 +23,14 @@ gate_paths() {
 			die "KSRC=$KSRC is not a kernel source tree (no Makefile or kernel/fork.c)"
 		KSRC=$(cd "$KSRC" && pwd)
 		TREE_NAME=ksrc
+		PORT_TREE=$(source_version "$KSRC")
+		[ -d "$ROOT/trees/$PORT_TREE" ] || PORT_TREE=
 		WORK=${WORK:-build/ksrc-$(printf '%s' "$KSRC" | cksum | cut -d' ' -f1)}
 	else
 		[ -f "$ROOT/trees/$KERNEL/source.conf" ] ||
 			die "KERNEL=$KERNEL: unknown tree; choose from: $(known_trees)"
 		TREE_NAME=$KERNEL
+		PORT_TREE=$KERNEL
 		WORK=${WORK:-build/$KERNEL}
 	fi
 	case $WORK in /*) ;; *) WORK=$ROOT/$WORK ;; esac
@@ -36,6 +41,47 @@ gate_paths() {
 
 known_trees() {
 	matrix trees
+}
+
+# VERSION.PATCHLEVEL of the kernel source in DIR, from its Makefile.
+#   source_version DIR
+source_version() {
+	sed -n 's/^VERSION = //p; s/^PATCHLEVEL = //p' "$1/Makefile" | paste -sd.
+}
+
+# A tree's ports (Documentation/extending.md, "Add a tree"): a patch of
+# patches/ or patches/mutants/ is replaced on tree PORT_TREE by the file
+# of the same name in trees/PORT_TREE/port/, and the series patches that
+# trees/PORT_TREE/port/drop names are not applied there.  Every place
+# that applies a series or mutant patch takes it through these two, and
+# scripts/matrix.py checks that each port and drop names a patch.
+# PATCH as tree PORT_TREE applies it (a patch of another directory, such
+# as a MUTANTS_DIR of the user's, is never ported).
+#   tree_patch PATCH
+tree_patch() {
+	local name dir port
+	name=$(basename "$1")
+	dir=$(cd "$(dirname "$1")" && pwd)
+	port=$ROOT/trees/${PORT_TREE:-}/port/$name
+	if [ -n "${PORT_TREE:-}" ] && [ -f "$port" ] &&
+		{ [ "$dir" = "$ROOT/patches" ] || [ "$dir" = "$ROOT/patches/mutants" ]; }; then
+		echo "$port"
+	else
+		echo "$1"
+	fi
+}
+
+# patches/series as tree PORT_TREE applies it, one path a line: the
+# dropped patches left out, the others through tree_patch.
+#   tree_series
+tree_series() {
+	local drop=$ROOT/trees/${PORT_TREE:-}/port/drop p dropped=
+	[ -z "${PORT_TREE:-}" ] || [ ! -f "$drop" ] ||
+		dropped=$(sed 's/#.*//' "$drop" | awk 'NF { print $1 }')
+	series_patches "$ROOT/patches" | while IFS= read -r p; do
+		! echo "$dropped" | grep -qxF "$(basename "$p")" || continue
+		tree_patch "$p"
+	done
 }
 
 # The build directory of one kernel: kbuild_dir ARCH base|patched

@@ -10,10 +10,11 @@
 #   qemu-images/common.config          what every guest needs
 #   qemu-images/ARCH/config            what this arch needs
 #   tools-testing-selftests-clone3/config   the suite's needs
-#   qemu-images/ARCH/<V.P>.config      what differs from Linux V.P on, if
+#   qemu-images/common.<V.P>.config    what differs from Linux V.P on, for
+#   qemu-images/ARCH/<V.P>.config      every guest and for this arch, if
 #                                      any (the newest V.P not newer than
-#                                      SRC's Makefile); last, so that it
-#                                      also speaks for a symbol of the
+#                                      SRC's Makefile); last, so that they
+#                                      also speak for a symbol of the
 #                                      suite's that V.P renamed
 # This gives the .config of `make tinyconfig` followed by merge_config.sh
 # -n of our fragments, in one Kconfig run instead of four (about 4 s of
@@ -80,14 +81,21 @@ VP=$(sed -n 's/^VERSION = //p; s/^PATCHLEVEL = //p' "$SRC/Makefile" | paste -sd.
 TINY="$SRC/kernel/configs/tiny-base.config $SRC/kernel/configs/tiny.config"
 [ ! -f "$SRC/arch/$SRCARCH/configs/tiny.config" ] || TINY="$TINY $SRC/arch/$SRCARCH/configs/tiny.config"
 OURS="$ROOT/qemu-images/common.config $ROOT/qemu-images/$ARCH/config"
-# The arch's fragment for this tree's version: the newest
-# <VERSION>.<PATCHLEVEL>.config not newer than the tree, so that one
-# written for 6.12 holds for every later tree too.
-VFRAG=$(cd "$ROOT/qemu-images/$ARCH" && ls | sed -n 's/^\([0-9]*\.[0-9]*\)\.config$/\1/p' |
-	{ cat; echo "$VP tree"; } | sort -t. -k1,1n -k2,2n -s |
-	awk '$2 == "tree" { print v; exit } { v = $1 }')
 OURS="$OURS $ROOT/tools-testing-selftests-clone3/config"
-[ -z "$VFRAG" ] || OURS="$OURS $ROOT/qemu-images/$ARCH/$VFRAG.config"
+# The fragments for this tree's version, every guest's and the arch's:
+# of DIR's PREFIX<VERSION>.<PATCHLEVEL>.config, the newest not newer than
+# the tree, so that one written for 6.12 holds for every later tree too.
+# Merged last, so that they also speak for a symbol of the suite's
+# config that a release renamed or folded.
+#   version_fragment DIR PREFIX
+version_fragment() {
+	local v
+	v=$(cd "$1" && ls | sed -n "s/^$2\([0-9]*\.[0-9]*\)\.config\$/\1/p" |
+		{ cat; echo "$VP tree"; } | sort -t. -k1,1n -k2,2n -s |
+		awk '$2 == "tree" { print v; exit } { v = $1 }')
+	[ -z "$v" ] || echo "$1/$2$v.config"
+}
+OURS="$OURS $(version_fragment "$ROOT/qemu-images" common.) $(version_fragment "$ROOT/qemu-images/$ARCH" '')"
 FRAGMENTS="$TINY $OURS"
 for f in $FRAGMENTS; do
 	[ -f "$f" ] || die "kconfig fragment $f is missing"

@@ -8,6 +8,7 @@ here and nowhere else:
   qemu-images/<arch>/qemu.conf   the guest (KEY=value; ARCH_KEYS below)
   qemu-images/<arch>/config      its Kconfig fragment
   qemu-images/<arch>/<V.P>.config   a fragment for Linux V.P and later
+  qemu-images/common.<V.P>.config   the same, for every guest
   trees/<tree>/source.conf       where the tree comes from (TREE_KEYS)
   trees/<tree>/revert/series     how its base is made, when it has the flag
   trees/<tree>/port/             its ports: a file named like a patch of
@@ -176,7 +177,15 @@ class Matrix:
         arches: Dict[str, Arch] = {}
         for name in sorted(os.listdir(base)):
             d = os.path.join(base, name)
-            if not os.path.isdir(d) or name == 'init':
+            if not os.path.isdir(d):
+                if name != 'common.config' and not \
+                        re.fullmatch(r'common\.[0-9]+\.[0-9]+\.config', name):
+                    raise DataError(f'{rel(d)}: unknown file; qemu-images/ '
+                                    'holds common.config, common.<VERSION>.'
+                                    '<PATCHLEVEL>.config and a directory '
+                                    'per arch')
+                continue
+            if name == 'init':
                 continue
             if not re.fullmatch(r'[a-z0-9_]+', name):
                 raise DataError(f'{rel(d)}: an arch is named with a-z, 0-9 '

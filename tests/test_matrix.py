@@ -145,6 +145,13 @@ class BadData(unittest.TestCase):
         self.assertIn('qemu-images/arm64/notes.txt: unknown file',
                       self.error())
 
+    def test_stray_file_in_qemu_images(self):
+        with open(os.path.join(self.d, 'qemu-images/common-7.3.config'),
+                  'w') as f:
+            f.write('x\n')
+        self.assertIn('qemu-images/common-7.3.config: unknown file',
+                      self.error())
+
     def test_arch_without_fragment(self):
         os.remove(os.path.join(self.d, 'qemu-images/arm64/config'))
         self.assertIn('qemu-images/arm64/config: missing', self.error())

@@ -83,15 +83,35 @@ import_upstream() {
 
 # The revert that makes base for this tree: trees/<VERSION.PATCHLEVEL>/.
 revert_dir() {
-	local v
-	if [ -z "$KSRC" ]; then
-		echo "$ROOT/trees/$KERNEL/revert"
-		return
-	fi
-	v=$(source_version "$TREE")
-	[ -d "$ROOT/trees/$v/revert" ] ||
-		die "KSRC is Linux $v, which has CLONE_CLEAR_SIGHAND, and trees/$v/revert/ does not exist to make its base; known trees: $(known_trees)"
-	echo "$ROOT/trees/$v/revert"
+	echo "$ROOT/trees/$PORT_TREE/revert"
+}
+
+# A KSRC of a release that has no trees/ entry takes the recipe of a
+# known tree: the newest one whose revert makes a base from it on which
+# the series (with that tree's ports) applies.  The choice is kept in
+# the tree's git directory, where gate_paths finds it for every later
+# step (mutants take the same tree's ports).  None fits: one line
+# naming each tree tried, and exit 2.
+choose_recipe() {
+	local t tried='' err
+	for t in $(known_trees | tr ' ' '\n' | sort -t. -k1,1nr -k2,2nr); do
+		[ -d "$ROOT/trees/$t/revert" ] || continue
+		if err=$( (
+			PORT_TREE=$t
+			mapfile -t patches < <(series_patches "$(revert_dir)")
+			b=$(commit_patches "$TREE" upstream "${patches[@]}")
+			mapfile -t s < <(tree_series)
+			commit_patches "$TREE" "$b" "${s[@]}" >/dev/null
+		) 2>&1); then
+			PORT_TREE=$t
+			echo "$t" >"$TREE/.git/clone3-recipe"
+			echo "tree: KSRC is Linux $(source_version "$TREE"), which has no trees/ entry:" \
+				"base and series as for trees/$t, whose revert and series apply to it"
+			return
+		fi
+		tried="$tried trees/$t (${err#error: })"
+	done
+	die "KSRC is Linux $(source_version "$TREE"), which has CLONE_CLEAR_SIGHAND, and no tree's recipe makes its base; tried:$tried"
 }
 
 if [ -d "$TREE/.git" ] && git -C "$TREE" rev-parse -q --verify upstream >/dev/null; then
@@ -107,6 +127,10 @@ fi
 # identities and dates: when the patches are those of the last run, they
 # are taken from its note (making them again reads the whole tree twice,
 # some 3 s that every gate would pay).
+if [ -n "$KSRC" ] && [ -z "$PORT_TREE" ] &&
+	grep -q CLONE_CLEAR_SIGHAND "$TREE/include/uapi/linux/sched.h"; then
+	choose_recipe
+fi
 mapfile -t series_files < <(tree_series)
 inputs=$( {
 	git -C "$TREE" rev-parse upstream

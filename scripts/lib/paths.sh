@@ -12,7 +12,8 @@
 # sets ROOT (this repository), TREE (WORK/linux, the prepared git tree),
 # TREE_NAME (what results call the tree: KERNEL, or "ksrc"), PORT_TREE
 # (the tree whose ports apply: KERNEL, or for KSRC the tree of its
-# VERSION.PATCHLEVEL, or nothing; see tree_patch) and RESULTS.
+# VERSION.PATCHLEVEL, or the one whose recipe prepare-tree.sh chose for
+# it, or nothing; see tree_patch) and RESULTS.
 # Every path under WORK comes from the functions below it.
 gate_paths() {
 	ROOT=$(repo_root)
@@ -23,9 +24,12 @@ gate_paths() {
 			die "KSRC=$KSRC is not a kernel source tree (no Makefile or kernel/fork.c)"
 		KSRC=$(cd "$KSRC" && pwd)
 		TREE_NAME=ksrc
-		PORT_TREE=$(source_version "$KSRC")
-		[ -d "$ROOT/trees/$PORT_TREE" ] || PORT_TREE=
 		WORK=${WORK:-build/ksrc-$(printf '%s' "$KSRC" | cksum | cut -d' ' -f1)}
+		PORT_TREE=$(source_version "$KSRC")
+		# A release without a trees/ entry: the tree whose recipe
+		# prepare-tree.sh chose for it, if it did.
+		[ -d "$ROOT/trees/$PORT_TREE" ] ||
+			PORT_TREE=$(cat "$(case $WORK in /*) echo "$WORK" ;; *) echo "$ROOT/$WORK" ;; esac)/linux/.git/clone3-recipe" 2>/dev/null || true)
 	else
 		[ -f "$ROOT/trees/$KERNEL/source.conf" ] ||
 			die "KERNEL=$KERNEL: unknown tree; choose from: $(known_trees)"

@@ -171,6 +171,19 @@ mkdir -p "$survivors"
 grep -l '^Killed-on:' patches/mutants/*.patch | xargs -r cp -t "$survivors"
 step mutants-survivors env KERNEL="$DEFAULT_TREE" ARCHES="$SURVIVOR_ARCH" \
 	MUTANTS_DIR="$survivors" scripts/mutants.sh
+# A tree's ported mutants (trees/<tree>/port/NN-*.patch) on the first
+# arch make check gives that tree: each must be killed there as its
+# original is on the default tree.
+for k in $TREES; do
+	ports=$(find "trees/$k/port" -maxdepth 1 -name '[0-9][0-9]-*.patch' 2>/dev/null | sort)
+	[ -n "$ports" ] || continue
+	d=$LOGS/ported-mutants-$k
+	rm -rf "$d"
+	mkdir -p "$d"
+	echo "$ports" | xargs cp -t "$d"
+	a=$(plan gate "$k")
+	step "$(named mutants-ported "$k")" env KERNEL="$k" ARCHES="${a%% *}" MUTANTS_DIR="$d" scripts/mutants.sh
+done
 step faults tests/test-faults.sh
 # After faults, which leaves the host arch's build directory holding a build.
 step kbuild-scope tests/test-kbuild-scope.sh "$HOST_ARCH"

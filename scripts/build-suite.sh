@@ -48,15 +48,17 @@ flock 7
 # branch) and uapi headers (checked-out commit), the compiler.
 # The tree's cap test links libcap statically.  Debian 12 has libcap.a
 # for the host's arch only (libcap-dev); for another arch the same
-# release's libcap-dev:DEB_ARCH is unpacked into the package cache
+# release's libcap-dev:DEB_ARCH (or DEB_SUITE's, for an arch Debian 12
+# does not have) is unpacked into the package cache
 # (debian-package.sh: nothing is installed) and its headers and archive
 # are handed to the build.  Where that cannot be had, the test is
 # reported as a skip with the reason, as before.
 CAP_FLAGS=
 if [ "$("${CROSS_COMPILE}gcc" -print-file-name=libcap.a)" = libcap.a ]; then
-	host_suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-	capdir=$(deb_cache)/unpacked/$host_suite/libcap-dev-$DEB_ARCH
-	if [ -n "$host_suite" ] && out=$("$ROOT/scripts/debian-package.sh" "$host_suite" \
+	# The arch's Debian release (DEB_SUITE), by default the host's.
+	suite=${DEB_SUITE:-$(. /etc/os-release && echo "${VERSION_CODENAME:-}")}
+	capdir=$(deb_cache)/unpacked/$suite/libcap-dev-$DEB_ARCH
+	if [ -n "$suite" ] && out=$("$ROOT/scripts/debian-package.sh" "$suite" \
 		"libcap-dev:$DEB_ARCH" "$capdir" 2>&1); then
 		lib=$(find "$capdir/usr/lib" -name libcap.a | head -1)
 		[ -z "$lib" ] || CAP_FLAGS="-I$capdir/usr/include -L${lib%/*}"

@@ -46,14 +46,20 @@ grep -q 'define CLONE_CLEAR_SIGHAND' "$D/base/include/uapi/linux/sched.h" &&
 expect "applied twice: already there" 0 scripts/apply-series.sh "$D/base"
 expect_output "applied twice: says already applied" "already applied"
 
+# A git repository D/NAME holding PATHS of prepared tree TREE's base.
+#   base_copy TREE NAME
+base_copy() {
+	mkdir -p "$D/$2"
+	git -C "$1" archive base $PATHS | tar -C "$D/$2" -xf -
+	git -C "$D/$2" init -q
+	git -C "$D/$2" add -A
+	git -C "$D/$2" -c user.name=t -c user.email=t@t commit -q -m "$2"
+}
+
 # The 6.12 base, when that tree is prepared (make tree KERNEL=6.12).
 T612=$ROOT/build/6.12/linux
 if [ -d "$T612/.git" ]; then
-	mkdir -p "$D/base-6.12"
-	git -C "$T612" archive base $PATHS | tar -C "$D/base-6.12" -xf -
-	git -C "$D/base-6.12" init -q
-	git -C "$D/base-6.12" add -A
-	git -C "$D/base-6.12" -c user.name=t -c user.email=t@t commit -q -m base-6.12
+	base_copy "$T612" base-6.12
 	expect "6.12 base: applies" 0 scripts/apply-series.sh "$D/base-6.12"
 	[ "$(git -C "$D/base-6.12" rev-parse HEAD:kernel/fork.c)" = "$(git -C "$T612" rev-parse patched:kernel/fork.c)" ] &&
 		pass "6.12 base: fork.c as in its patched branch" ||
@@ -65,11 +71,7 @@ fi
 # (trees/7.3/port/).
 T73=$ROOT/build/7.3/linux
 if [ -d "$T73/.git" ]; then
-	mkdir -p "$D/base-7.3"
-	git -C "$T73" archive base $PATHS | tar -C "$D/base-7.3" -xf -
-	git -C "$D/base-7.3" init -q
-	git -C "$D/base-7.3" add -A
-	git -C "$D/base-7.3" -c user.name=t -c user.email=t@t commit -q -m base-7.3
+	base_copy "$T73" base-7.3
 	expect "7.3 base: applies with its ports" 0 scripts/apply-series.sh "$D/base-7.3"
 	n=$(git -C "$D/base-7.3" rev-list --count HEAD)
 	want=$((1 + $(grep -c . patches/series) - $(sed 's/#.*//' trees/7.3/port/drop | grep -c .)))

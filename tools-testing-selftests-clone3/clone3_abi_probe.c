@@ -13,11 +13,12 @@
  * only when the probe itself could not run to its end.
  *
  * Before each call the caller sets up the same state R: handlers of
- * every kind (caught, SIG_IGN and SIG_DFL, each with flags and a mask)
- * across signals 1..64, some blocked signals, one of them pending, an
- * alternate signal stack and a parent-death signal (the handler table is
- * read back after every call, and set again only when it is not R).  A child's handler
- * table is printed against R ("same"; "cleared": what resetting every
+ * every kind (caught, SIG_IGN and SIG_DFL, each with flags, a mask and
+ * a restorer where the arch has one) across signals 1..64, some blocked
+ * signals, one of them pending, an alternate signal stack and a
+ * parent-death signal (the handler table is read back after every call,
+ * and set again only when it is not R).  A child's handler table is
+ * printed against R ("same"; "cleared": what resetting every
  * handler but SIG_IGN gives; else the entries that differ), and so is the
  * caller's own state after the call.  Nothing that differs from run to
  * run (pids, addresses) is printed, nor anything that differs by
@@ -94,6 +95,7 @@ struct input {
 struct entry {
 	unsigned long handler;
 	unsigned long flags;
+	unsigned long restorer;	/* 0 where the arch's struct has none */
 	unsigned long long mask;
 };
 
@@ -185,6 +187,8 @@ static void make_want(void)
 		else
 			ka->handler = (unsigned long)handler;
 		ka->flags = flag_sets[sig % 6];
+		/* Never called: no signal of R is ever delivered. */
+		ksa_set_restorer(ka, (unsigned long)handler);
 		mask = 1ULL << (sig % 64) | 1ULL << (sig * 7 % 64) |
 		       1ULL << ((sig * 29 + 3) % 64);
 		write_set(ka->mask, mask);
@@ -195,6 +199,7 @@ static void to_entry(struct entry *e, const struct ksigaction *ka)
 {
 	e->handler = ka->handler;
 	e->flags = ka->flags;
+	e->restorer = ksa_restorer(ka);
 	e->mask = read_set(ka->mask);
 }
 
@@ -377,7 +382,7 @@ static char entry_class(unsigned long handler_addr)
 static bool entry_eq(const struct entry *a, const struct entry *b)
 {
 	return a->handler == b->handler && a->flags == b->flags &&
-	       a->mask == b->mask;
+	       a->restorer == b->restorer && a->mask == b->mask;
 }
 
 /* What resetting every handler but SIG_IGN, flags and masks too, gives. */
@@ -386,12 +391,14 @@ static void cleared(struct entry *out, const struct entry *in)
 	out->handler = in->handler == (unsigned long)SIG_IGN ?
 		       (unsigned long)SIG_IGN : (unsigned long)SIG_DFL;
 	out->flags = 0;
+	out->restorer = 0;
 	out->mask = 0;
 }
 
 /*
  * A handler table against R: "same", "cleared", or groups
- * "<signals>:<class>/<sa_flags>/<sa_mask>" of the entries that differ,
+ * "<signals>:<class>/<sa_flags>/<sa_mask>[/restorer]" of the entries that
+ * differ (/restorer: sa_restorer is not 0),
  * separated by ';' (class D SIG_DFL, I SIG_IGN, H our handler, O other).
  */
 static void add_tab(struct line *l, const char *key, const struct entry *tab)
@@ -430,8 +437,8 @@ static void add_tab(struct line *l, const char *key, const struct entry *tab)
 		todo &= ~group;
 		add(l, "%s", sep);
 		add_sigs(l, group);
-		add(l, ":%c/%#lx/%#llx", entry_class(e->handler), e->flags,
-		    e->mask);
+		add(l, ":%c/%#lx/%#llx%s", entry_class(e->handler), e->flags,
+		    e->mask, e->restorer ? "/restorer" : "");
 		sep = ";";
 	}
 }

@@ -523,10 +523,23 @@ static void libc_template(struct __test_metadata *_metadata,
 	memset(tmpl->mask, 0, sizeof(tmpl->mask));
 }
 
+/*
+ * A restorer for every entry where the arch's struct has one: the C
+ * library's if it gave one (its SA_RESTORER is in the template's flags),
+ * else an address of ours that is never called, as every signal stays
+ * blocked while the table is in place; then its flags lack SA_RESTORER
+ * and the kernel would not use it.  A child must read 0 with the flag.
+ */
+static unsigned long table_restorer(const struct ksigaction *tmpl)
+{
+	return ksa_restorer(tmpl) ?: (unsigned long)test_handler;
+}
+
 static void table_entry(int sig, const struct ksigaction *tmpl,
 			struct ksigaction *act)
 {
 	*act = *tmpl;
+	ksa_set_restorer(act, table_restorer(tmpl));
 	switch (sig_kind(sig)) {
 	case KIND_CAUGHT:
 		act->handler = (unsigned long)test_handler;
@@ -614,8 +627,9 @@ static void clone_reader(struct __test_metadata *_metadata,
 static void log_entry(struct __test_metadata *_metadata, const char *who,
 		      int sig, const struct ksigaction *act)
 {
-	TH_LOG("signal %d %s: handler %#lx flags 0x%lx mask 0x%llx", sig, who,
-	       act->handler, act->flags, kset_bits(act->mask));
+	TH_LOG("signal %d %s: handler %#lx flags 0x%lx restorer %#lx mask 0x%llx",
+	       sig, who, act->handler, act->flags, ksa_restorer(act),
+	       kset_bits(act->mask));
 }
 
 /* The parent's entry and the child's, for a check that failed. */
@@ -630,6 +644,7 @@ static void log_child_entry(struct __test_metadata *_metadata,
 static bool same_entry(const struct ksigaction *a, const struct ksigaction *b)
 {
 	return a->handler == b->handler && a->flags == b->flags &&
+	       ksa_restorer(a) == ksa_restorer(b) &&
 	       kset_bits(a->mask) == kset_bits(b->mask);
 }
 
@@ -746,6 +761,37 @@ TEST_F(flag_child, clears_flags_and_masks)
 			log_child_entry(_metadata, &self->st, sig);
 		}
 		EXPECT_EQ(0, kset_bits(rep->act[sig].mask)) {
+			log_child_entry(_metadata, &self->st, sig);
+		}
+	}
+}
+
+/*
+ * sa_restorer, where the arch's struct has one, is part of the entry the
+ * flag resets: a child must not inherit a trampoline address of the
+ * parent's (nor one that a CLONE_VM child would share by accident).
+ */
+TEST_F(flag_child, clears_restorers)
+{
+	struct child_report *rep = self->st.rep;
+	int sig;
+
+#ifndef KSA_HAS_RESTORER
+	SKIP(return, "this arch's struct sigaction has no sa_restorer");
+#endif
+	if (!read_child_table(_metadata, &self->st, variant->clone_flags, true))
+		return;
+	for (sig = 1; sig <= KSIG_MAX; sig++) {
+		if (!catchable(sig))
+			continue;
+		/* Without a restorer in the parent this test cannot fail. */
+		ASSERT_NE(0, ksa_restorer(&self->st.installed[sig])) {
+			log_entry(_metadata, "parent", sig,
+				  &self->st.installed[sig]);
+		}
+	}
+	for (sig = 1; sig <= KSIG_MAX; sig++) {
+		EXPECT_EQ(0, ksa_restorer(&rep->act[sig])) {
 			log_child_entry(_metadata, &self->st, sig);
 		}
 	}

@@ -25,10 +25,12 @@
 #include <linux/version.h>
 #include <sys/syscall.h>
 
-/* Old uapi headers, or none with these: the values are ABI. */
-#ifndef __NR_clone3
+/*
+ * The system call's number, the same on every arch since 5.3: ABI, so
+ * pinned as the flags below are, whatever the tree's headers say.
+ */
+#undef __NR_clone3
 #define __NR_clone3 435
-#endif
 
 /*
  * The clone3-only flags, pinned: their values are ABI, and a test of the
@@ -49,24 +51,20 @@
 #define CLONE_PIDFD_AUTOKILL	0x1000000000ULL
 #undef CLONE_EMPTY_MNTNS
 #define CLONE_EMPTY_MNTNS	0x2000000000ULL
-#ifndef CLONE_NEWTIME
-#define CLONE_NEWTIME 0x00000080
-#endif
-#ifndef CLONE_DETACHED
-#define CLONE_DETACHED 0x00400000
-#endif
-#ifndef CSIGNAL
-#define CSIGNAL 0x000000ff
-#endif
-#ifndef CLONE_ARGS_SIZE_VER0
-#define CLONE_ARGS_SIZE_VER0 64
-#endif
-#ifndef CLONE_ARGS_SIZE_VER1
-#define CLONE_ARGS_SIZE_VER1 80
-#endif
-#ifndef CLONE_ARGS_SIZE_VER2
-#define CLONE_ARGS_SIZE_VER2 88
-#endif
+/* ... and the values older C library headers lack. */
+#undef CLONE_NEWTIME
+#define CLONE_NEWTIME		0x00000080
+#undef CLONE_DETACHED
+#define CLONE_DETACHED		0x00400000
+#undef CSIGNAL
+#define CSIGNAL			0x000000ff
+/* The sizes of struct clone_args clone3() accepts at each version. */
+#undef CLONE_ARGS_SIZE_VER0
+#define CLONE_ARGS_SIZE_VER0	64
+#undef CLONE_ARGS_SIZE_VER1
+#define CLONE_ARGS_SIZE_VER1	80
+#undef CLONE_ARGS_SIZE_VER2
+#define CLONE_ARGS_SIZE_VER2	88
 
 /*
  * Every clone3() flag above the exit signal byte, with the release that
@@ -491,6 +489,28 @@ struct ksigaction {
 #endif
 	unsigned long mask[KSIG_WORDS];
 };
+
+/* The entry's sa_restorer: 0 where the arch's struct has none. */
+static inline unsigned long ksa_restorer(const struct ksigaction *ka)
+{
+#ifdef KSA_HAS_RESTORER
+	return ka->restorer;
+#else
+	(void)ka;
+	return 0;
+#endif
+}
+
+/* Set the entry's sa_restorer where the arch's struct has one. */
+static inline void ksa_set_restorer(struct ksigaction *ka, unsigned long r)
+{
+#ifdef KSA_HAS_RESTORER
+	ka->restorer = r;
+#else
+	(void)ka;
+	(void)r;
+#endif
+}
 
 /* A raw system call's result: the value, or -errno. */
 static inline long sys_ret(long ret)

@@ -326,18 +326,20 @@ class Matrix:
         every tree at least once.  The default tree holds the host's arch
         (the fault, rebuild and unprivileged tests run there), the arch
         that kills every mutant (the one every Killed-on: line names; the
-        mutants step) and the one that must see the row-bound mutants
-        survive (named by none: the survivors step, the host's arch where
-        it can); the other arches go, one by one in the default order, to
-        the tree with the fewest so far (the oldest on a tie)."""
+        mutants step) and one that some row-bound mutant spares (its
+        Killed-on: line does not name it: the survivors step runs the
+        mutants that spare it there, which must survive; the host's arch
+        where it can); the other arches go, one by one in the default
+        order, to the tree with the fewest so far (the oldest on a
+        tie)."""
         arches = list(self.arches)
         if host not in self.arches:
             host = arches[0]
         lists = self.killed_on()
         everywhere = [a for a in arches if all(a in k for k in lists)]
         mutant = host if not lists else (everywhere or [host])[0]
-        nowhere = [a for a in arches if not any(a in k for k in lists)]
-        survivor = host if host in nowhere else (nowhere or [host])[0]
+        spared = [a for a in arches if any(a not in k for k in lists)]
+        survivor = host if host in spared else (spared or [host])[0]
         gate: Dict[str, List[str]] = {t: [] for t in self.trees}
         pinned = [host, mutant, survivor]
         for a in pinned:

@@ -96,10 +96,11 @@ choose_recipe() {
 	local t tried='' err
 	for t in $(known_trees | tr ' ' '\n' | sort -t. -k1,1nr -k2,2nr); do
 		[ -d "$ROOT/trees/$t/revert" ] || continue
+		# A condition's subshell runs without set -e: each step says.
 		if err=$( (
 			PORT_TREE=$t
 			mapfile -t patches < <(series_patches "$(revert_dir)")
-			b=$(commit_patches "$TREE" upstream "${patches[@]}")
+			b=$(commit_patches "$TREE" upstream "${patches[@]}") || exit
 			mapfile -t s < <(tree_series)
 			commit_patches "$TREE" "$b" "${s[@]}" >/dev/null
 		) 2>&1); then
@@ -109,9 +110,14 @@ choose_recipe() {
 				"base and series as for trees/$t, whose revert and series apply to it"
 			return
 		fi
+		err=$(echo "$err" | grep -m1 . || true)
 		tried="$tried trees/$t (${err#error: })"
 	done
-	die "KSRC is Linux $(source_version "$TREE"), which has CLONE_CLEAR_SIGHAND, and no tree's recipe makes its base; tried:$tried"
+	# The copy is ours and of no use without a recipe: not left behind.
+	local v
+	v=$(source_version "$TREE")
+	rm -rf "$TREE"
+	die "KSRC is Linux $v, which has CLONE_CLEAR_SIGHAND, and no tree's recipe makes its base (the copy is removed); tried:$tried"
 }
 
 if [ -d "$TREE/.git" ] && git -C "$TREE" rev-parse -q --verify upstream >/dev/null; then

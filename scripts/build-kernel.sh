@@ -229,8 +229,22 @@ if head=$(verified_head "$SRC"); then
 elif [ -z "$(git -C "$SRC" status --porcelain --untracked-files=no 2>/dev/null || echo dirty)" ]; then
 	tree=$(git -C "$SRC" rev-parse 'HEAD^{tree}')
 fi
+# The image's key holds the source tree without tools/testing: the
+# selftests (our suite among them) go into no kernel, so a change of the
+# suite alone is given the images of before (objtool and the rest of
+# tools/ stay in the key: the build uses them).
+image_tree() {
+	local tools
+	set -o pipefail
+	tools=$(git -C "$SRC" ls-tree "$1:tools" | awk -F'\t' '$2 != "testing"' |
+		git -C "$SRC" mktree) &&
+		git -C "$SRC" ls-tree "$1" | swap_entry tools "$tools" | git -C "$SRC" mktree
+}
 key=
-[ -z "$tree" ] || key=$(echo "$tree $inputs" | sha256sum | cut -d' ' -f1)
+if [ -n "$tree" ]; then
+	tree=$(image_tree "$tree") || die "git cannot read the tree of $SRC"
+	key=$(echo "$tree $inputs" | sha256sum | cut -d' ' -f1)
+fi
 if [ -n "$key" ] && [ -f "$IMAGES/$key" ]; then
 	touch "$IMAGES/$key"
 	echo "$IMAGES/$key"

@@ -3,7 +3,8 @@
 #
 # Which directories a rebuild must walk, when the build directory BUILDDIR
 # holds a complete build of the git tree OLD and SRC is now a clean
-# checkout of another tree, NEW (the caller checks that it is clean).
+# checkout of another tree, NEW (the caller checks that it is clean);
+# tools/testing, the selftests, is no part of either.
 # Kbuild's full walk starts a make in every directory and a shell for
 # every object to find out that almost nothing changed (about 6 s per
 # arch here); when the change is small enough for us to know its whole
@@ -64,7 +65,9 @@ rules_naming() {
 	echo "$found"
 }
 
-changes=$(git -C "$SRC" diff --no-renames --name-status "$OLD" HEAD) ||
+# tools/testing aside: it goes into no kernel, and OLD as build-kernel.sh
+# keeps it (the tree of the image's key) has none.
+changes=$(git -C "$SRC" diff --no-renames --name-status "$OLD" HEAD -- . ':!tools/testing') ||
 	full "git cannot compare $OLD with the checkout"
 [ -n "$changes" ] || full "no change between the trees"
 dirs=

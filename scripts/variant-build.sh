@@ -86,13 +86,6 @@ hybrid_tree() {
 		git -C "$tree" ls-tree patched | swap_entry kernel "$kernel" | git -C "$tree" mktree
 }
 
-# ls-tree lines on stdin, with the object of entry NAME replaced by ID.
-#   swap_entry NAME ID
-swap_entry() {
-	awk -F'\t' -v name="$1" -v id="$2" \
-		'$2 == name { sub(/ [0-9a-f]+$/, " " id, $1) } { print $1 "\t" $2 }'
-}
-
 # Whether the hybrid's tree HYBRID builds base's kernel: it differs from
 # base (outside the selftests) in include/uapi/linux/sched.h alone, there
 # only in #define lines, and the names those define are used nowhere

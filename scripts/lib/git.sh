@@ -108,3 +108,10 @@ commit_patches() {
 	done
 	echo "$commit"
 }
+
+# ls-tree lines on stdin, with the object of entry NAME replaced by ID.
+#   swap_entry NAME ID
+swap_entry() {
+	awk -F'\t' -v name="$1" -v id="$2" \
+		'$2 == name { sub(/ [0-9a-f]+$/, " " id, $1) } { print $1 "\t" $2 }'
+}

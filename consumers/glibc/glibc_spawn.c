@@ -93,6 +93,10 @@ enum expect { EXPECT_NONE, EXPECT_CLONE3, EXPECT_FALLBACK };
 static const char *self;		/* the program spawned in child mode */
 static enum expect expect;
 static int nr_tests, nr_failed;
+/* The time each row took, printed at the end (guests run under TCG). */
+static double last_ms;
+static char timing[512];
+static size_t timing_len;
 
 /* What the handlers write: the parent's memory a CLONE_VM child shares. */
 static pid_t owner;
@@ -104,8 +108,28 @@ static volatile sig_atomic_t foreign_sig;
 static int catchable[MAX_SIG + 1];
 static int max_sig;
 
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void row_time(void)
+{
+	double now = now_ms();
+
+	if (timing_len < sizeof(timing) - 16)
+		timing_len += snprintf(timing + timing_len,
+				       sizeof(timing) - timing_len, " %.1f",
+				       now - last_ms);
+	last_ms = now;
+}
+
 static void result(int ok, const char *name)
 {
+	row_time();
 	nr_tests++;
 	if (!ok)
 		nr_failed++;
@@ -114,6 +138,7 @@ static void result(int ok, const char *name)
 
 static void skip(const char *name, const char *reason)
 {
+	row_time();
 	nr_tests++;
 	printf("ok %d %s # SKIP %s\n", nr_tests, name, reason);
 }
@@ -228,14 +253,6 @@ static void describe_status(char *buf, size_t len, int status)
 		snprintf(buf, len, "killed by signal %d", WTERMSIG(status));
 	else
 		snprintf(buf, len, "status %#x", status);
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 /* ---- child mode: what runs after posix_spawn()'s execve() ---- */
@@ -1182,6 +1199,7 @@ int main(int argc, char **argv)
 	       expect == EXPECT_CLONE3 ? "clone3" :
 	       expect == EXPECT_FALLBACK ? "fallback" : "none", self);
 	find_catchable();
+	last_ms = now_ms();
 
 	test_path();
 	test_pre_exec(SIGCHLD, "pre_exec_sigchld", 0);
@@ -1193,6 +1211,7 @@ int main(int argc, char **argv)
 	test_setsigmask();
 	test_enoent();
 
+	printf("# ms per row:%s\n", timing);
 	printf("# %d rows, %d failed, %.1f ms\n", nr_tests, nr_failed,
 	       now_ms() - start);
 	return nr_failed ? 1 : 0;

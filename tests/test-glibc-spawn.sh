@@ -6,7 +6,7 @@
 #   (a) with the host's glibc (Debian 12, 2.36): it never asks the flag
 #       (the "old glibc" column); the path it took is reported;
 #   (b) with Debian 13's glibc 2.41 (scripts/glibc-runtime.sh amd64 trixie,
-#       kept in build/glibc-runtime/, the program linked with that loader
+#       kept where the gate keeps it, glibc_runtime_dir, the program linked with that loader
 #       as its interpreter): clone3 with the flag, no sigaction in the
 #       child, CLONE3_GLIBC_EXPECT=clone3 passes and =fallback fails;
 # then with 2.41 under two stand-ins for other kernels, built here:
@@ -34,7 +34,7 @@ if [ "$(dpkg --print-architecture)" != amd64 ]; then
 fi
 SRC=consumers/glibc/glibc_spawn.c
 CFLAGS="-Wall -Wextra -O2"
-RUNTIME=$ROOT/build/glibc-runtime/trixie-amd64
+RUNTIME=$(glibc_runtime_dir amd64 trixie)
 D=$(mktemp -d "${TMPDIR:-/tmp}/clone3-glibc-spawn.XXXXXX")
 trap 'rm -rf "$D"' EXIT
 
@@ -81,7 +81,9 @@ under_500ms() {
 
 # (a) the host's glibc 2.36
 if build "glibc_spawn (host, glibc $(ldd --version | sed -n '1s/.* //p'))" gcc "$D/spawn-host"; then
-	expect "glibc 2.36: every row passes" 0 env -u CLONE3_GLIBC_EXPECT "$D/spawn-host"
+	expect "glibc 2.36: unset, only flag_clone3_path fails" 1 env -u CLONE3_GLIBC_EXPECT "$D/spawn-host"
+	expect_output "glibc 2.36: ... it is row 2" '^not ok 2 flag_clone3_path$'
+	expect_output "glibc 2.36: ... the other rows pass" '^# 11 rows, 1 failed'
 	expect_output "glibc 2.36: never asks the flag" '^# path: no CLONE_CLEAR_SIGHAND asked \(old glibc\)$'
 	expect_output "glibc 2.36: its child resets handlers itself" 'child signal syscalls before exec: [0-9]+ \(sigaction [1-9][0-9]*,'
 	under_500ms "glibc 2.36"
@@ -102,6 +104,8 @@ LOADER=$RUNTIME/lib64/ld-linux-x86-64.so.2
 B=$D/spawn-2.41
 if build "glibc_spawn (host, run with glibc 2.41)" gcc "$B" \
 	-Wl,--dynamic-linker="$LOADER" -Wl,-rpath="$RUNTIME/usr/lib/x86_64-linux-gnu"; then
+	expect "glibc 2.41: unset (as in the guests), every row passes" 0 env -u CLONE3_GLIBC_EXPECT "$B"
+	expect_output "glibc 2.41: ... flag_clone3_path among them" '^ok 2 flag_clone3_path$'
 	expect "glibc 2.41: CLONE3_GLIBC_EXPECT=clone3 passes" 0 env CLONE3_GLIBC_EXPECT=clone3 "$B"
 	expect_output "glibc 2.41: it is 2.41 that runs" '^# glibc 2\.41 \('
 	expect_output "glibc 2.41: clone3 with the flag" '^# glibc 2\.41: clone3 flags=0x1000041[0-9a-f]{2} -> ok;'
@@ -231,7 +235,9 @@ KEEP
 		expect_output "handlers kept: a handler of ours ran in the child" \
 			'^# pre_exec_sigusr1: a handler of ours ran in the child: 1 times, last signal 10$'
 		expect_output "handlers kept: the path rows still pass" '^ok 1 spawn_path$'
-		expect "handlers kept: glibc 2.36 does not mind" 0 "$D/keep-handlers" "$D/spawn-host"
+		expect "handlers kept: glibc 2.36 does not mind" 1 "$D/keep-handlers" "$D/spawn-host"
+		expect_output "handlers kept: ... only flag_clone3_path fails" '^# 11 rows, 1 failed'
+		expect_output "handlers kept: ... the old path's flag row" '^not ok 2 flag_clone3_path$'
 	else
 		fail "the kernel stand-ins build" "$(head -3 "$D/build.log" | tr '\n' ' ')"
 	fi
@@ -247,6 +253,7 @@ built=0
 for conf in qemu-images/*/qemu.conf; do
 	arch=$(basename "$(dirname "$conf")")
 	(
+		T_FAILED=0
 		load_arch "$arch"
 		command -v "${CROSS_COMPILE}gcc" >/dev/null || exit 3
 		build "glibc_spawn ($arch, ${CROSS_COMPILE}gcc)" "${CROSS_COMPILE}gcc" "$D/spawn-$arch" || exit 1

@@ -9,6 +9,9 @@
 #   /clone3/<programs> (stripped), /clone3/run-list, /clone3/settings
 #   /clone3-compat/...   the same from the suite of the arch's COMPAT_ARCH,
 #                        and /clone3-compat/abi holding COMPAT_ABI
+#   the C library runtimes of both suites (their glibc-runtime files:
+#   glibc-runtime.sh's directories, merged-/usr: /lib -> usr/lib, the
+#   loaders, libc.so.6), for consumers/glibc's glibc_spawn
 # The archive is kept apart from the kernel so that a suite change needs no
 # kernel build.  It is written again only when an input changed, and only
 # a complete archive ever has the name OUT.
@@ -53,10 +56,17 @@ fi
 
 STAGE=$OUT.files
 STAMP=$OUT.stamp
+# The runtimes the suites' glibc_spawn runs with ("" where none).
+RUNTIMES=
+for d in "$SUITEDIR" $COMPATDIR; do
+	r=$(cat "$d/glibc-runtime" 2>/dev/null || true)
+	[ -z "$r" ] || RUNTIMES="$RUNTIMES $r"
+done
 want=$( {
-	echo "$ARCH $COMPAT_ABI"
+	echo "$ARCH $COMPAT_ABI $RUNTIMES"
 	cat "$SUITEDIR"/init "$SUITEDIR"/clone3/*
 	[ -z "$COMPATDIR" ] || cat "$COMPATDIR"/clone3/*
+	for r in $RUNTIMES; do cat "$r/.clone3-glibc-runtime"; done
 } | cksum)
 if [ -f "$OUT" ] && [ "$(cat "$STAMP" 2>/dev/null)" = "$want" ]; then
 	echo "$OUT"
@@ -84,6 +94,23 @@ suite_files() {
 	done
 }
 
+# The entries of the runtimes, each path once (both have /lib, /usr/lib).
+#   runtime_entries RUNTIME...
+runtime_entries() {
+	local r
+	for r in "$@"; do
+		(cd "$r" && find . -mindepth 1 ! -name .clone3-glibc-runtime -printf '%y %P %l\n') |
+			while read -r type path link; do
+				case $type in
+				d) echo "dir /$path 0755 0 0" ;;
+				f) echo "file /$path $r/$path 0755 0 0" ;;
+				l) echo "slink /$path $link 0777 0 0" ;;
+				*) die "$r/$path: not a file, directory or symlink" ;;
+				esac
+			done
+	done | LC_ALL=C sort -k2,2 -u
+}
+
 rm -rf "$STAGE"
 mkdir -p "$STAGE"
 {
@@ -100,6 +127,8 @@ mkdir -p "$STAGE"
 		echo "$COMPAT_ABI" >"$STAGE/compat-abi"
 		echo "file /clone3-compat/abi $STAGE/compat-abi 0644 0 0"
 	fi
+	# shellcheck disable=SC2086 # directory paths of ours, no spaces
+	runtime_entries $RUNTIMES
 } >"$OUT.list"
 "$GEN" -t 0 "$OUT.list" >"$OUT.partial" || die "gen_init_cpio failed on $OUT.list"
 mv "$OUT.partial" "$OUT"

@@ -8,6 +8,12 @@
 #   OUTDIR/clone3/run-list   TEST_GEN_PROGS in order; a program that does
 #                            not build is "<name> SKIP <reason>"
 #   OUTDIR/clone3/settings   the suite's settings
+#   OUTDIR/clone3/glibc_spawn  consumers/glibc, linked dynamically against
+#                            Debian 12's C library, last in the run-list
+#   OUTDIR/glibc-runtime     the path of the C library it runs with in the
+#                            guest: GLIBC_SUITE's glibc for DEB_ARCH
+#                            (glibc-runtime.sh), which build-initramfs.sh
+#                            puts into the archive
 # The suite is staged with stage-selftests.sh and built by the tree's
 # lib.mk, one program at a time, against the uapi headers that
 # `make headers_install` gives from the kernel tree for that arch's
@@ -28,6 +34,7 @@ case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 ARCH=$1
 gate_paths
 SUITE=$ROOT/tools-testing-selftests-clone3
+CONSUMERS=$ROOT/consumers/glibc
 INIT=$ROOT/qemu-images/init
 V=${V:-0}
 
@@ -67,14 +74,23 @@ if [ "$("${CROSS_COMPILE}gcc" -print-file-name=libcap.a)" = libcap.a ]; then
 	fi
 fi
 
+# glibc_spawn's C library in the guest: GLIBC_SUITE's, unpacked into the
+# package cache (nothing installed).  Where it cannot be had the program
+# is a skip with the reason.
+RUNTIME=$(glibc_runtime_dir "$DEB_ARCH" "$GLIBC_SUITE")
+if ! out=$("$ROOT/scripts/glibc-runtime.sh" "$DEB_ARCH" "$GLIBC_SUITE" "$RUNTIME" 2>&1); then
+	echo "  suite: $ARCH: no $GLIBC_SUITE glibc: ${out##*error: }" >&2
+	RUNTIME=
+fi
+
 want=$( {
-	echo "$ARCH $CROSS_COMPILE $CAP_FLAGS"
+	echo "$ARCH $CROSS_COMPILE $CAP_FLAGS $RUNTIME"
 	"${CROSS_COMPILE}gcc" --version | head -1
 	# Static libraries a program may need: installing one changes the build.
 	"${CROSS_COMPILE}gcc" -print-file-name=libcap.a
 	git -C "$TREE" rev-parse patched:tools/testing/selftests "HEAD:include/uapi" \
 		"HEAD:arch/$SRCARCH/include/uapi"
-	cat "$SUITE"/* "$INIT"/*
+	cat "$SUITE"/* "$INIT"/* "$CONSUMERS"/*.c
 } | cksum)
 if [ "$(cat "$STAMP" 2>/dev/null)" = "$want" ] && [ -f "$OUT/clone3/run-list" ]; then
 	exit 0
@@ -181,6 +197,22 @@ for p in $tests $extended; do
 	echo "$p SKIP ${reason:-build failed}" >>"$runlist"
 	echo "  suite: $ARCH: $p not built: ${reason:-build failed}" >&2
 done
+# glibc's own posix_spawn(), run by the guest's newer glibc: linked
+# against Debian 12's (the cross C library, LIBC_PKG), the loader the
+# runtime has at the path it names.
+if [ -z "$RUNTIME" ]; then
+	echo "glibc_spawn SKIP no $GLIBC_SUITE glibc for $DEB_ARCH" >>"$runlist"
+elif out=$("${CROSS_COMPILE}gcc" -Wall -Wextra -O2 -o "$OUT/clone3/glibc_spawn" \
+	"$CONSUMERS/glibc_spawn.c" 2>&1); then
+	echo "$out" >>"$LOG"
+	echo glibc_spawn >>"$runlist"
+else
+	echo "$out" >>"$LOG"
+	reason=$(first_cause "$out")
+	echo "glibc_spawn SKIP ${reason:-build failed}" >>"$runlist"
+	echo "  suite: $ARCH: glibc_spawn not built: ${reason:-build failed}" >&2
+fi
+echo "$RUNTIME" >"$OUT/glibc-runtime"
 cp "$SUITE/settings" "$OUT/clone3/settings"
 mv "$runlist" "$OUT/clone3/run-list"
 

@@ -159,6 +159,7 @@ step series tests/test-series.sh
 step apply tests/test-apply.sh
 step recipe tests/test-recipe.sh
 step selftest-host scripts/selftest-host.sh
+step glibc-spawn tests/test-glibc-spawn.sh
 for k in $TREES; do
 	step "$(named kselftest-tree "$k")" env KERNEL="$k" scripts/kselftest-tree.sh
 done

@@ -401,6 +401,21 @@ class Program:
                 'number': self.number, 'duration_ms': self.duration_ms}
 
 
+def program_suite(name: str, suite_dir: str) -> str:
+    """'ours' for a program of our suite (its source in suite_dir), the
+    consumer's name for one of consumers/<consumer>/ beside it ('glibc'),
+    else 'upstream'."""
+    if os.path.isfile(os.path.join(suite_dir, name + '.c')):
+        return 'ours'
+    consumers = os.path.join(os.path.dirname(os.path.abspath(suite_dir)),
+                             'consumers')
+    for c in sorted(os.listdir(consumers)) if os.path.isdir(consumers) \
+            else []:
+        if os.path.isfile(os.path.join(consumers, c, name + '.c')):
+            return c
+    return 'upstream'
+
+
 def build_programs(doc: Optional[Document], suite_dir: str) -> \
         Dict[str, Program]:
     programs: Dict[str, Program] = {}
@@ -408,10 +423,9 @@ def build_programs(doc: Optional[Document], suite_dir: str) -> \
         nested = Nested.parse(res.nested)
         key = res.name if res.name not in programs else \
             '%s #%d' % (res.name, res.number)
-        ours = os.path.isfile(os.path.join(suite_dir, res.name + '.c'))
         programs[key] = Program(
             name=key, number=res.number,
-            suite='ours' if ours else 'upstream', result=res.result,
+            suite=program_suite(res.name, suite_dir), result=res.result,
             detail='; '.join([res.detail] + nested.notes if res.detail
                              else nested.notes),
             subtests=nested.subtests, duration_ms=res.duration_ms,

@@ -61,6 +61,7 @@ ARCH_KEYS = {
     'LIBC_PKG': PKG,                   # ... and of its static C library
     'DEB_ARCH': r'[a-z0-9]+',          # Debian's name of the arch (armhf)
     'DEB_SUITE': r'([a-z0-9-]+)?',     # the release of its packages, or ""
+    'GLIBC_SUITE': r'[a-z0-9-]+',      # the release of the guest's glibc
     'IMAGE': r'[A-Za-z0-9_./-]+',      # the image, in the build directory
     'QEMU_BIN': r'qemu-system-[a-z0-9_]+',
     'QEMU_PKG': PKG,

@@ -116,6 +116,27 @@ def expect_base(data: dict) -> Optional[str]:
     if other:
         return 'subtests that do not need the flag failed: ' + \
             ', '.join(other)
+    return expect_base_glibc(data)
+
+
+def expect_base_glibc(data: dict) -> Optional[str]:
+    """glibc's posix_spawn on a kernel without the flag: its fallback, so
+    its flag_* rows fail, and only those (every spawn still works)."""
+    subs, progs = failed_items(data, GLIBC)
+    if progs:
+        return 'glibc failed outside its rows: ' + ', '.join(progs)
+    other = [s for s in subs if not needs_flag(s.split(':', 1)[1])]
+    if other:
+        return 'glibc rows that do not need the flag failed: ' + \
+            ', '.join(other)
+    took = ['%s:%s' % (name, sub)
+            for name, prog in data.get('programs', {}).items()
+            if prog.get('suite') == GLIBC
+            for sub, r in prog.get('subtests', {}).items()
+            if needs_flag(sub) and r == 'pass']
+    if took:
+        return 'glibc took the flag\'s path on a kernel without it: ' + \
+            ', '.join(took)
     return None
 
 
@@ -251,24 +272,30 @@ def some(items: List[str], n: int = 3) -> str:
 
 
 def mutant_cell(data: dict) -> dict:
-    """-> dict: killed, upstream_killed, killers, ours/upstream (failed
-    tests), ours_text/upstream_text (the matrix cells, for a row where
-    the mutant must be killed)."""
+    """-> dict: killed, upstream_killed, glibc_killed, killers,
+    ours/upstream/glibc (failed tests), ours_text/upstream_text/glibc_text
+    (the matrix cells, for a row where the mutant must be killed).  A
+    failed glibc row kills as a failed test of ours does."""
     cell = {'status': data['status'], 'killed': False,
-            'upstream_killed': False, 'ours': [], 'upstream': [],
-            'killers': [], 'timeouts': False}
+            'upstream_killed': False, 'glibc_killed': False, 'ours': [],
+            'upstream': [], GLIBC: [], 'killers': [], 'timeouts': False}
     if data['status'] == 'error':
         cell['ours_text'] = 'ERROR: %s' % data.get('reason')
-        cell['upstream_text'] = 'error'
+        cell['upstream_text'] = cell['glibc_text'] = 'error'
         return cell
     subs, progs = failed_items(data, 'ours')
     usubs, uprogs = failed_items(data, 'upstream')
+    gsubs, gprogs = failed_items(data, GLIBC)
     cell['ours'], cell['upstream'] = subs + progs, usubs + uprogs
+    cell[GLIBC] = gsubs + gprogs
     cell['upstream_text'] = some(usubs + uprogs) or '-'
+    cell['glibc_text'] = some(gsubs + gprogs) or '-'
     cell['upstream_killed'] = data['status'] == 'fail' and bool(
         usubs + [p for p in uprogs if not timed_out(data, p)])
+    gkillers = gsubs + [p for p in gprogs if not timed_out(data, p)]
+    cell['glibc_killed'] = data['status'] == 'fail' and bool(gkillers)
     # A program that hit init's timeout proves nothing: not a kill.
-    killers = subs + [p for p in progs if not timed_out(data, p)]
+    killers = subs + [p for p in progs if not timed_out(data, p)] + gkillers
     cell['killers'] = killers
     cell['killed'] = data['status'] == 'fail' and bool(killers)
     cell['timeouts'] = data['status'] == 'fail' and bool(progs) and \
@@ -286,11 +313,15 @@ def mutant_cell(data: dict) -> dict:
 
 def missing_cell(why: str) -> dict:
     return {'status': 'missing', 'killed': False, 'upstream_killed': False,
-            'ours': [], 'upstream': [], 'killers': [], 'timeouts': False,
-            'ours_text': 'MISSING: ' + why, 'upstream_text': 'missing'}
+            'glibc_killed': False, 'ours': [], 'upstream': [], GLIBC: [],
+            'killers': [], 'timeouts': False,
+            'ours_text': 'MISSING: ' + why, 'upstream_text': 'missing',
+            'glibc_text': 'missing'}
 
 
 ABI_KILLER = 'abi-diff'
+# The suite of consumers/glibc's programs (ktap_parser.program_suite).
+GLIBC = 'glibc'
 # The probe's own result only says that it ran: abi-diff judges it.
 ABI_PROBE_TEST = 'clone3_abi_probe:abi_probe'
 
@@ -483,8 +514,9 @@ def our_subtests(data: dict) -> set:
 def mutants(load: Loader, args, out: str, notes: List[str]) -> int:
     rows: List[str] = args.rows
     ok_cells: List[bool] = []
-    kills = must = up_kills = abi_kills = 0
-    ours_rows, up_rows, heads, abi_rows = [], [], [], []
+    kills = must = up_kills = abi_kills = glibc_kills = 0
+    ours_rows, up_rows, heads, abi_rows, glibc_rows = [], [], [], [], []
+    glibc_alone: List[str] = []
     record: Dict[str, dict] = {}
     ran, failed_somewhere = set(), set()
     args.abi_bases = {}
@@ -505,7 +537,9 @@ def mutants(load: Loader, args, out: str, notes: List[str]) -> int:
         heads.append(head)
         record[variant] = {'subject': patch.subject, 'breaks': patch.breaks,
                            'killed_on': patch.killed_on, 'arches': {}}
-        ours, ups, abis = [variant], [variant], [variant]
+        ours, ups, abis, glibcs = [variant], [variant], [variant], \
+            [variant]
+        alone_rows = []
         for row in rows:
             res = load(variant, row)
             if res.data is None:
@@ -526,11 +560,16 @@ def mutants(load: Loader, args, out: str, notes: List[str]) -> int:
                 kills += cell['killed']
                 up_kills += cell['upstream_killed']
                 abi_kills += ABI_KILLER in cell['killers']
+                glibc_kills += cell['glibc_killed']
+                if cell['glibc_killed'] and \
+                        set(cell['killers']) <= set(cell[GLIBC]):
+                    alone_rows.append(row_label(row))
             ours.append(text)
             ups.append(cell['upstream_text'])
+            glibcs.append(cell['glibc_text'])
             entry = {k: cell[k] for k in ('status', 'killed',
-                                          'upstream_killed', 'ours',
-                                          'upstream')}
+                                          'upstream_killed', 'glibc_killed',
+                                          'ours', 'upstream', GLIBC)}
             entry.update(expected='killed' if must_kill else 'survives',
                          as_expected=ok)
             if args.abi_decl is not None:
@@ -540,6 +579,9 @@ def mutants(load: Loader, args, out: str, notes: List[str]) -> int:
         ours_rows.append(ours)
         up_rows.append(ups)
         abi_rows.append(abis)
+        glibc_rows.append(glibcs)
+        if alone_rows:
+            glibc_alone.append('%s (%s)' % (variant, ' '.join(alone_rows)))
 
     def rate(n):
         return '%d/%d (%.0f%%)' % (n, must, 100.0 * n / must if must else 0)
@@ -555,6 +597,11 @@ def mutants(load: Loader, args, out: str, notes: List[str]) -> int:
             args.abi_base, args.abi_declared), '']
         lines += md_table(header, abi_rows)
         lines += ['', 'Kill rate, abi-diff: ' + rate(abi_kills), '']
+    lines += ['## glibc\'s posix_spawn (consumers/glibc: failed rows)', '']
+    lines += md_table(header, glibc_rows)
+    lines += ['', 'Kill rate, glibc: ' + rate(glibc_kills),
+              'Killed by glibc alone: ' + (', '.join(glibc_alone) or 'none'),
+              '']
     lines += ['## Upstream suite (failed programs/subtests)', '']
     lines += md_table(header, up_rows)
     lines += ['', 'Kill rate, upstream suite: ' + rate(up_kills), '']

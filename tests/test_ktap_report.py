@@ -458,5 +458,30 @@ class ReportTest(unittest.TestCase):
             self.assertIn('usage', proc.stderr)
 
 
+class SuiteOfProgramTest(unittest.TestCase):
+    """Which suite a program's results count for: ours (its source in the
+    suite directory), a consumer's (consumers/<name>/ beside it), or the
+    tree's own (upstream)."""
+    def test_each_kind(self):
+        sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'scripts'))
+        import ktap_parser  # pylint: disable=import-outside-toplevel
+        tmp = tempfile.mkdtemp(prefix='ktap-suite-test.')
+        try:
+            suite = os.path.join(tmp, 'suite')
+            glibc = os.path.join(tmp, 'consumers', 'glibc')
+            os.makedirs(suite)
+            os.makedirs(glibc)
+            open(os.path.join(suite, 'clone3_fuzz.c'), 'w').close()
+            open(os.path.join(glibc, 'glibc_spawn.c'), 'w').close()
+            self.assertEqual(ktap_parser.program_suite('clone3_fuzz', suite),
+                             'ours')
+            self.assertEqual(ktap_parser.program_suite('glibc_spawn', suite),
+                             'glibc')
+            self.assertEqual(ktap_parser.program_suite('clone3', suite),
+                             'upstream')
+        finally:
+            shutil.rmtree(tmp)
+
+
 if __name__ == '__main__':
     taprunner.main()

@@ -138,6 +138,35 @@ class SummarizeTest(unittest.TestCase):
         out = self.base_case(data)
         self.assertIn('clone3_fuzz (TIMEOUT 60 seconds)', out)
 
+    @staticmethod
+    def glibc_base(**rows):
+        data = json.loads(json.dumps(BASE_OK))
+        failed = any(r == 'fail' for r in rows.values())
+        data['programs']['glibc_spawn'] = prog(
+            'glibc', 'fail' if failed else 'pass', 'exit=1' if failed else '',
+            **rows)
+        return data
+
+    def test_base_with_glibc_falling_back_is_as_expected(self):
+        self.gate_ok_everywhere()
+        self.put('base', 'arm64', self.glibc_base(
+            spawn_path='pass', flag_clone3_path='fail', enoent='pass'))
+        proc = self.summarize('gate')
+        self.assertEqual(proc.returncode, 0, proc.stdout)
+
+    def test_base_with_glibc_on_the_flag_path_is_unexpected(self):
+        out = self.base_case(SummarizeTest.glibc_base(
+            spawn_path='pass', flag_clone3_path='pass'))
+        self.assertIn("glibc took the flag's path on a kernel without it: "
+                      'glibc_spawn:flag_clone3_path', out)
+
+    def test_base_with_a_glibc_row_failing_is_unexpected(self):
+        out = self.base_case(SummarizeTest.glibc_base(
+            spawn_path='pass', flag_clone3_path='fail',
+            pre_exec_sigusr1='fail'))
+        self.assertIn('glibc rows that do not need the flag failed: '
+                      'glibc_spawn:pre_exec_sigusr1', out)
+
     def test_base_error_is_unexpected(self):
         out = self.base_case(result('error', 'kernel panic: boom'))
         self.assertIn('error, expected fail: kernel panic: boom', out)
@@ -205,6 +234,30 @@ class SummarizeTest(unittest.TestCase):
         self.assertEqual(
             record['mutant-03-panics']['arches']['x86_64']['status'],
             'error')
+
+    def test_glibc_kills_alone_and_is_a_column(self):
+        self.write_mutant('01-vfork', 'mutant: vfork keeps', 'glibc')
+        self.write_mutant('02-both', 'mutant: both', 'all')
+        for arch in ('x86_64', 'arm64'):
+            self.put('mutant-01-vfork', arch, result(
+                'fail', clone3_clear_sighand_abi=prog('ours'),
+                glibc_spawn=prog('glibc', 'fail', 'exit=1',
+                                 pre_exec_sigusr1='fail', enoent='pass')))
+            self.put('mutant-02-both', arch, self.glibc_base(
+                spawn_path='pass', flag_clone3_path='fail'))
+        proc = self.summarize('mutants')
+        out = proc.stdout
+        self.assertEqual(proc.returncode, 0, out)
+        self.assertIn('| mutant-01-vfork | killed by glibc_spawn:'
+                      'pre_exec_sigusr1 |', out)
+        self.assertIn('Kill rate, glibc: 4/4 (100%)', out)
+        self.assertIn('Killed by glibc alone: mutant-01-vfork (x86_64 '
+                      'arm64)', out)
+        with open(os.path.join(self.results, 'mutants.json'),
+                  encoding='utf-8') as f:
+            cell = json.load(f)['mutant-01-vfork']['arches']['arm64']
+        self.assertTrue(cell['glibc_killed'])
+        self.assertEqual(cell['glibc'], ['glibc_spawn:pre_exec_sigusr1'])
 
     def test_long_killer_lists_are_cut_in_the_table(self):
         self.write_mutant('01-many', 'mutant: many', 'all')

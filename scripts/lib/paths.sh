@@ -139,3 +139,11 @@ write_results_meta() {
 		--tree "$TREE_NAME" --rows "$2" --variants "$3" \
 		--series "$(git -C "$TREE" rev-parse patched)" --suite "$suite" --project "$project"
 }
+
+# The C library runtime of Debian release SUITE for Debian arch DEB_ARCH,
+# as scripts/glibc-runtime.sh makes it: shared by every work directory,
+# beside the packages it comes from.
+#   glibc_runtime_dir DEB_ARCH SUITE
+glibc_runtime_dir() {
+	echo "$(deb_cache)/glibc-runtime/$2-$1"
+}

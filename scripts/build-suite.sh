@@ -9,7 +9,9 @@
 #                            not build is "<name> SKIP <reason>"
 #   OUTDIR/clone3/settings   the suite's settings
 #   OUTDIR/clone3/glibc_spawn  consumers/glibc, linked dynamically against
-#                            Debian 12's C library, last in the run-list
+#                            Debian 12's C library, last in the run-list;
+#                            glibc_spawn_target, its static build, is the
+#                            program it spawns (no loader: faster)
 #   OUTDIR/glibc-runtime     the path of the C library it runs with in the
 #                            guest: GLIBC_SUITE's glibc for DEB_ARCH
 #                            (glibc-runtime.sh), which build-initramfs.sh
@@ -203,7 +205,9 @@ done
 if [ -z "$RUNTIME" ]; then
 	echo "glibc_spawn SKIP no $GLIBC_SUITE glibc for $DEB_ARCH" >>"$runlist"
 elif out=$("${CROSS_COMPILE}gcc" -Wall -Wextra -O2 -o "$OUT/clone3/glibc_spawn" \
-	"$CONSUMERS/glibc_spawn.c" 2>&1); then
+	"$CONSUMERS/glibc_spawn.c" 2>&1 &&
+	"${CROSS_COMPILE}gcc" -Wall -Wextra -O2 -static -o "$OUT/clone3/glibc_spawn_target" \
+		"$CONSUMERS/glibc_spawn.c" 2>&1); then
 	echo "$out" >>"$LOG"
 	echo glibc_spawn >>"$runlist"
 else

@@ -108,6 +108,7 @@ struct state {
 /* What the child writes down, in memory shared with the caller. */
 struct record {
 	int done;
+	int hold;		/* set: the child waits for the caller to clear it */
 	struct state st;
 	stack_t alt;
 	int pdeath;
@@ -259,11 +260,14 @@ static int set_state(bool tab)
 	return ret;
 }
 
+static long long now_ns(void);
+
 /* The child: write down what it inherited, then exit. */
 static int child_main(void *arg)
 {
 	struct caller *c = arg;
 	struct record *r = c->rec;
+	long long end;
 
 	read_state(&r->st);
 	sigaltstack(NULL, &r->alt);
@@ -274,6 +278,14 @@ static int child_main(void *arg)
 	r->pgrp = getpgid(0);
 	r->sid = getsid(0);
 	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+	/*
+	 * Stay alive while the caller reads what its pidfd refers to: a
+	 * thread is reaped as it exits, and its pidfd would then name no
+	 * task.  Bounded, as every wait of the probe is.
+	 */
+	end = now_ns() + WAIT_NS;
+	while (__atomic_load_n(&r->hold, __ATOMIC_ACQUIRE) && now_ns() < end)
+		sched_yield();
 	return 0;
 }
 
@@ -558,6 +570,47 @@ static unsigned long long take_new_signals(void)
 	return got;
 }
 
+/*
+ * What the pidfd clone3() returned refers to, from the caller's
+ * /proc/self/fdinfo/<fd>: "child" when its Pid: is the task the call
+ * made (the returned TID; -1 once that task is reaped, which the child's
+ * hold prevents), else "other"; ",thread" when the file is a thread's
+ * pidfd (CLONE3_PIDFD_THREAD in its flags).  "none" when no pidfd was
+ * returned, "unreadable" when fdinfo cannot be read.
+ */
+static const char *pidfd_of(pid_t child)
+{
+	static char out[32];
+	char path[64], buf[1024], *p;
+	unsigned long f_flags = 0;
+	long pid = -1;
+	ssize_t n;
+	int fd;
+
+	if (pidfd_out < 0)
+		return "none";
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd_out);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return "unreadable";
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return "unreadable";
+	buf[n] = '\0';
+	/* Every line but the first ("pos:") follows a newline. */
+	p = strstr(buf, "\nflags:");
+	if (p)
+		f_flags = strtoul(p + 7, NULL, 8);
+	p = strstr(buf, "\nPid:");
+	if (p)
+		pid = strtol(p + 5, NULL, 10);
+	snprintf(out, sizeof(out), "%s%s",
+		 !p ? "nopid" : pid == child ? "child" : "other",
+		 f_flags & CLONE3_PIDFD_THREAD ? ",thread" : "");
+	return out;
+}
+
 static size_t input_size(const struct input *in)
 {
 	if (in->size == SIZE_PAGE)
@@ -697,6 +750,9 @@ static int run_one(const struct input *in, struct record *rec,
 	bool recorded = false;
 	size_t keys_from = 0;
 	bool shares_vm = in->flags & CLONE_VM;
+	/* A child whose pidfd is read is kept alive until it is (not vfork's). */
+	bool held = (in->flags & (CLONE_PIDFD | CLONE_VFORK)) == CLONE_PIDFD;
+	const char *pidfd = NULL;
 	char *stack;
 	int status = 0;
 	long ret;
@@ -707,6 +763,7 @@ static int run_one(const struct input *in, struct record *rec,
 		return -1;
 	fill_args(in, size, stack);
 	memset(rec, 0, sizeof(*rec));
+	rec->hold = held;
 	pidfd_out = -1;
 	if (set_state(tab_dirty))
 		return -1;
@@ -720,6 +777,12 @@ static int run_one(const struct input *in, struct record *rec,
 	} else {
 		add(&l, " ok");
 		keys_from = l.len;
+		if (in->flags & CLONE_PIDFD) {
+			if (held)
+				wait_done(rec);
+			pidfd = pidfd_of(ret);
+		}
+		__atomic_store_n(&rec->hold, 0, __ATOMIC_RELEASE);
 		if (waitable) {
 			if (waitpid(ret, &status, __WALL) != ret)
 				status = -1;
@@ -739,6 +802,8 @@ static int run_one(const struct input *in, struct record *rec,
 		else
 			add(&l, " exit=%s", sig_name(WTERMSIG(status)));
 		add_set(&l, "exit_sig", take_new_signals(), ~0ULL);
+		if (pidfd)
+			add(&l, " pidfd=%s", pidfd);
 		if (pidfd_out >= 0)
 			close(pidfd_out);
 	}
@@ -932,6 +997,9 @@ static int run_all(void)
 	add(&l, "# abi: probe=end ok inputs=%d", nr_inputs);
 	return print_line(&l) ? 0 : 1;
 }
+
+_Static_assert(CLONE3_PIDFD_THREAD == O_EXCL,
+	       "PIDFD_THREAD is O_EXCL on the arches the probe knows");
 
 int main(void)
 {

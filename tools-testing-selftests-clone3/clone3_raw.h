@@ -58,6 +58,13 @@
 #define CLONE_DETACHED		0x00400000
 #undef CSIGNAL
 #define CSIGNAL			0x000000ff
+/*
+ * The file flag that marks a pidfd of a thread (6.9's PIDFD_THREAD,
+ * which the kernel defines as O_EXCL: 0200 on every arch the gate runs,
+ * all of asm-generic's fcntl.h), as /proc/<pid>/fdinfo's "flags:" shows
+ * it.  Pinned: never the tree's <linux/pidfd.h>.
+ */
+#define CLONE3_PIDFD_THREAD	00000200
 /* The sizes of struct clone_args clone3() accepts at each version. */
 #undef CLONE_ARGS_SIZE_VER0
 #define CLONE_ARGS_SIZE_VER0	64

@@ -51,6 +51,10 @@
 #include "../kselftest.h"
 #include "clone3_raw.h"
 
+#if O_EXCL != CLONE3_PIDFD_THREAD
+#error "PIDFD_THREAD is O_EXCL: this arch's O_EXCL is not the one pinned"
+#endif
+
 #define CHILD_STACK	(64 * 1024)
 #define ALT_STACK	(64 * 1024)
 #define MAX_INPUTS	512
@@ -997,9 +1001,6 @@ static int run_all(void)
 	add(&l, "# abi: probe=end ok inputs=%d", nr_inputs);
 	return print_line(&l) ? 0 : 1;
 }
-
-_Static_assert(CLONE3_PIDFD_THREAD == O_EXCL,
-	       "PIDFD_THREAD is O_EXCL on the arches the probe knows");
 
 int main(void)
 {

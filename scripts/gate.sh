@@ -7,7 +7,8 @@
 # gives the closing line and the exit code.  base runs on every arch
 # first, then patched (variant-build.sh says where each is built).
 #
-# Environment (see check_gate_env and gate_paths in lib/paths.sh): ARCHES
+# Environment (see check_gate_env and gate_paths in lib/paths.sh): CHANGE
+# (the change gated, a directory shaped like patches/, the default), ARCHES
 # (default: every arch; any directory of qemu-images/ with a qemu.conf),
 # KERNEL (6.1 or 6.12: a directory of trees/), KSRC (a kernel tree of
 # yours instead), JOBS (the slots every arch shares: compilers and guests
@@ -27,7 +28,7 @@ start_run
 S=$ROOT/scripts
 
 start=$(date +%s)
-echo "gate: tree $TREE_NAME; arches: $ARCHES; $JOBS slots shared by the arches; accel: $ACCEL; work: $WORK"
+echo "gate: ${CHANGE_NAME:+change $CHANGE_NAME; }tree $TREE_NAME; arches: $ARCHES; $JOBS slots shared by the arches; accel: $ACCEL; work: $WORK"
 "$S/prepare-tree.sh"
 
 failed=0
@@ -41,12 +42,18 @@ echo "gate: builds and boots done in $(($(date +%s) - start)) s"
 rows=$(for a in $ARCHES; do arch_rows "$a"; done | tr '\n' ' ')
 write_results_meta gate "$rows" "base patched"
 rc=0
-"$PYTHON3" "$S/summarize.py" --results "$RESULTS" --mode gate --tree "$TREE_NAME" --rows "$rows" || rc=$?
+kind=ours
+change_is_ours || kind=other
+"$PYTHON3" "$S/summarize.py" --results "$RESULTS" --mode gate --tree "$TREE_NAME" --rows "$rows" \
+	--change-kind "$kind" || rc=$?
 [ "$failed" = 0 ] || [ "$rc" = 1 ] || rc=2
 # The ABI diff, base -> patched, against the declared change: every row.
+# A change without abi-change declares that nothing changes.
 abi=0
 rm -f "$RESULTS/abi-diff.md"
-"$PYTHON3" "$S/abi_diff.py" --declared "$ROOT/patches/abi-change" --results "$RESULTS" --rows "$rows" >/dev/null || abi=$?
+declared=()
+[ ! -e "$CHANGE/abi-change" ] || declared=(--declared "$CHANGE/abi-change")
+"$PYTHON3" "$S/abi_diff.py" "${declared[@]}" --results "$RESULTS" --rows "$rows" >/dev/null || abi=$?
 echo "gate: $(tail -1 "$RESULTS/abi-diff.md" 2>/dev/null || echo "abi-diff: failed ($abi)") (table: $RESULTS/abi-diff.md)"
 [ "$rc" != 0 ] || rc=$abi
 exit "$rc"

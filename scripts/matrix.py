@@ -355,6 +355,46 @@ class Matrix:
                 'survivors': survivor}
 
 
+def check_change(m: Matrix, path: str) -> None:
+    """A change directory (CHANGE=dir, Documentation/extending.md, "Gate
+    another change"): its series and every patch it lists, its declaration
+    (abi-change, optional: none declares that nothing changes) parsed as
+    scripts/abi_diff.py reads it, each base/<tree>/ named like a tree of
+    trees/ with a series whose patches are there, and mutants/ holding
+    only *.patch files.  A slip: DataError naming the file."""
+    if not os.path.isdir(path):
+        raise DataError(f'{path}: no such change directory')
+    series = os.path.join(path, 'series')
+    if not os.path.isfile(series):
+        raise DataError(f'{rel(series)}: missing (a change lists its '
+                        'patches in a series file)')
+    for p in series_entries(series):
+        if not os.path.isfile(os.path.join(path, p)):
+            raise DataError(f'{rel(series)}: {p} is missing')
+    decl = os.path.join(path, 'abi-change')
+    if os.path.exists(decl):
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import abi_diff
+        try:
+            abi_diff.Declaration.read(decl)
+        except abi_diff.BadInput as e:
+            raise DataError(f'{rel(decl)}: does not parse: {e}')
+    base = os.path.join(path, 'base')
+    for t in sorted(os.listdir(base)) if os.path.isdir(base) else []:
+        d = os.path.join(base, t)
+        if t not in m.trees:
+            raise DataError(f'{rel(d)}: names no tree of trees/ (choose '
+                            f'from: {" ".join(m.trees)})')
+        for p in series_entries(os.path.join(d, 'series')):
+            if not os.path.isfile(os.path.join(d, p)):
+                raise DataError(f'{rel(d)}/series: {p} is missing')
+    mutants = os.path.join(path, 'mutants')
+    for f in sorted(os.listdir(mutants)) if os.path.isdir(mutants) else []:
+        if not f.endswith('.patch'):
+            raise DataError(f'{rel(os.path.join(mutants, f))}: a mutant '
+                            'is a *.patch file')
+
+
 def mutant_lines(path: str) -> List[str]:
     """The Breaks: and Killed-on: lines of a mutant's message."""
     out = []
@@ -445,14 +485,18 @@ def ci(m: Matrix, write: bool) -> int:
 
 def main(argv: List[str]) -> int:
     usage = ('usage: matrix.py check|arches|trees|default-tree|check-plan|'
-             'packages|ci [--write]')
+             'packages|ci [--write]|change DIR')
     if not argv or argv[0] not in ('check', 'arches', 'trees',
                                    'default-tree', 'check-plan', 'packages',
-                                   'ci'):
+                                   'ci', 'change'):
         print(usage, file=sys.stderr)
         return 2
     cmd, rest = argv[0], argv[1:]
-    if rest and not (cmd == 'ci' and rest == ['--write']):
+    if cmd == 'change':
+        bad = len(rest) != 1
+    else:
+        bad = bool(rest) and not (cmd == 'ci' and rest == ['--write'])
+    if bad:
         print(usage, file=sys.stderr)
         return 2
     try:
@@ -473,6 +517,8 @@ def main(argv: List[str]) -> int:
             print(' '.join(m.packages()))
         elif cmd == 'ci':
             return ci(m, bool(rest))
+        elif cmd == 'change':
+            check_change(m, os.path.abspath(rest[0]))
     except DataError as e:
         print(f'error: {e}', file=sys.stderr)
         return 2

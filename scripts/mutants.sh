@@ -13,8 +13,8 @@
 # port.  Each mutant is built incrementally in the patched build dir.
 # Writes results_dir mutant-<name> for each and RESULTS/mutants.md.
 #
-# Environment: MUTANTS_DIR (default patches/mutants), and as for the gate
-# ARCHES, KERNEL, KSRC, JOBS, ACCEL, V, WORK.
+# Environment: MUTANTS_DIR (default the change's mutants/), and as for the
+# gate CHANGE, ARCHES, KERNEL, KSRC, JOBS, ACCEL, V, WORK.
 #
 # usage: mutants.sh
 set -eu
@@ -23,7 +23,8 @@ case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 [ $# -eq 0 ] || die "usage: make mutants [MUTANTS_DIR=dir] [ARCHES=...] [KERNEL=...]"
 ROOT=$(repo_root)
 S=$ROOT/scripts
-MUTANTS_DIR=${MUTANTS_DIR:-patches/mutants}
+change_paths
+MUTANTS_DIR=${MUTANTS_DIR:-$CHANGE/mutants}
 case $MUTANTS_DIR in /*) ;; *) MUTANTS_DIR=$ROOT/$MUTANTS_DIR ;; esac
 
 [ -d "$MUTANTS_DIR" ] || die "MUTANTS_DIR=$MUTANTS_DIR: no such directory"
@@ -83,7 +84,10 @@ rm -f "$RESULTS/.apply-err"
 
 rows=$(for a in $ARCHES; do arch_rows "$a"; done | tr '\n' ' ')
 write_results_meta mutants "$rows" "${variants[*]}"
-# abi-diff kills too: base -> mutant against patches/abi-change.
+# abi-diff kills too: base -> mutant against the change's abi-change (none:
+# nothing may change).
+declared=$CHANGE/abi-change
+[ -e "$declared" ] || declared=/dev/null
 "$PYTHON3" "$S/summarize.py" --results "$RESULTS" --mode mutants --tree "$TREE_NAME" \
 	--rows "$rows" --variants "${variants[*]}" --mutants-dir "$MUTANTS_DIR" \
-	--abi-declared "$ROOT/patches/abi-change"
+	--abi-declared "$declared"

@@ -6,8 +6,11 @@
 #                     tree KERNEL names, trees/KERNEL/source.conf, or KSRC;
 #                     a tree with SUITE there comes from that Debian
 #                     release through debian-package.sh, not apt-get install)
-#   branch base       upstream without CLONE_CLEAR_SIGHAND
-#   branch patched    base + patches/series, and your commits on top of it
+#   branch base       upstream without CLONE_CLEAR_SIGHAND (another
+#                     change, CHANGE=dir: upstream with the series of
+#                     dir/base/<tree>/, which takes that change out)
+#   branch patched    base + the change's series (patches/series by
+#                     default), and your commits on top of it
 #                     (on a tree with ports, the series as it takes it:
 #                     trees/<tree>/port/, see tree_series in lib/paths.sh)
 # The user's KSRC is only read: it is copied, never modified.  A tree
@@ -81,9 +84,9 @@ import_upstream() {
 }
 
 
-# The revert that makes base for this tree: trees/<VERSION.PATCHLEVEL>/.
+# The revert that makes base for this tree: base_recipe_dir (lib/paths.sh).
 revert_dir() {
-	echo "$ROOT/trees/$PORT_TREE/revert"
+	base_recipe_dir
 }
 
 # A KSRC of a release that has no trees/ entry takes the recipe of a
@@ -133,14 +136,21 @@ fi
 # identities and dates: when the patches are those of the last run, they
 # are taken from its note (making them again reads the whole tree twice,
 # some 3 s that every gate would pay).
-if [ -n "$KSRC" ] && [ -z "$PORT_TREE" ] &&
+if [ -n "$KSRC" ] && [ -z "$PORT_TREE" ] && change_is_ours &&
 	grep -q CLONE_CLEAR_SIGHAND "$TREE/include/uapi/linux/sched.h"; then
 	choose_recipe
 fi
+# Another change names the trees it supports: base/<tree>/ each.
+change_is_ours || [ -f "$(revert_dir)/series" ] ||
+	die "CHANGE=$CHANGE: $(revert_dir)/series: missing (the change says for each tree it supports how its base is made)"
 mapfile -t series_files < <(tree_series)
 inputs=$( {
 	git -C "$TREE" rev-parse upstream
-	cat "$ROOT/trees"/*/revert/* "$ROOT/patches/series"
+	if change_is_ours; then
+		cat "$ROOT/trees"/*/revert/* "$ROOT/patches/series"
+	else
+		cat "$(revert_dir)"/* "$CHANGE/series"
+	fi
 	printf '%s\n' "${series_files[@]#"$ROOT"/}"
 	cat "${series_files[@]}"
 } | sha256sum | cut -c1-32)
@@ -154,8 +164,18 @@ if [ $# -eq 3 ] && [ "$1" = "$inputs" ] &&
 	series=$3
 else
 	rm -f "$made"
-	# base: the tree without the flag.
-	if grep -q CLONE_CLEAR_SIGHAND "$TREE/include/uapi/linux/sched.h"; then
+	# base: the tree without the flag (another change: without it).
+	if ! change_is_ours; then
+		rev=$(revert_dir)
+		mapfile -t patches < <(series_patches "$rev")
+		if [ ${#patches[@]} -gt 0 ]; then
+			echo "tree: base of change $CHANGE_NAME = upstream with ${rev#"$ROOT"/} applied to take it out"
+			base=$(commit_patches "$TREE" upstream "${patches[@]}")
+		else
+			echo "tree: base of change $CHANGE_NAME = upstream as found (${rev#"$ROOT"/}/series is empty)"
+			base=$(git -C "$TREE" rev-parse upstream)
+		fi
+	elif grep -q CLONE_CLEAR_SIGHAND "$TREE/include/uapi/linux/sched.h"; then
 		rev=$(revert_dir)
 		echo "tree: upstream already has CLONE_CLEAR_SIGHAND (merged in v5.5);" \
 			"base = upstream with ${rev#"$ROOT"/} applied to take it out"

@@ -15,8 +15,10 @@
 # never a pass.  Shards of different series, suite or project commits are
 # refused.
 #
-# Environment: EXPECT or KERNEL and ARCHES, MODE (gate, or mutants: then
-# every patch of MUTANTS_DIR on the expected rows), OUT (default
+# Environment: CHANGE (the change the shards gated: its rule for base, its
+# mutants and declaration; default patches), EXPECT or KERNEL and ARCHES,
+# MODE (gate, or mutants: then every patch of MUTANTS_DIR, default the
+# change's mutants/, on the expected rows), OUT (default
 # build/report: summary.md, summary.json, junit.xml; mutants.md and
 # mutants.json in mutants mode; one directory per tree too when there are
 # several).
@@ -33,6 +35,8 @@ case $MODE in gate | mutants) ;; *) die "MODE=$MODE: use gate or mutants" ;; esa
 OUT=${OUT:-build/report}
 case $OUT in /*) ;; *) OUT=$ROOT/$OUT ;; esac
 need_python3
+change_paths
+matrix change "$CHANGE" || exit 2
 for d in "$@"; do
 	[ -d "$d" ] || die "RESULTS: no results directory at $d"
 done
@@ -67,9 +71,16 @@ done
 mkdir -p "$OUT"
 echo "report: $MODE, $# shard(s): $*; expected:$rows; writing to $OUT"
 args=(--mode "$MODE" --merge "$@" --out "$OUT" --expect-rows "${rows# }")
+if change_is_ours; then
+	args+=(--change-kind ours)
+else
+	args+=(--change-kind other)
+fi
 if [ "$MODE" = mutants ]; then
-	MUTANTS_DIR=${MUTANTS_DIR:-patches/mutants}
+	MUTANTS_DIR=${MUTANTS_DIR:-$CHANGE/mutants}
 	case $MUTANTS_DIR in /*) ;; *) MUTANTS_DIR=$ROOT/$MUTANTS_DIR ;; esac
-	args+=(--mutants-dir "$MUTANTS_DIR")
+	declared=$CHANGE/abi-change
+	[ -e "$declared" ] || declared=/dev/null
+	args+=(--mutants-dir "$MUTANTS_DIR" --abi-declared "$declared")
 fi
 exec "$PYTHON3" "$ROOT/scripts/summarize.py" "${args[@]}"

@@ -60,7 +60,8 @@ from ktap_junit import merge_junit, row_title
 USAGE = ('summarize.py --results build/results --mode gate|mutants '
          '--rows "x86_64 x86_64-ia32 arm64 ..." [--variants "..."] '
          '[--tree NAME] [--mutants-dir patches/mutants] '
-         '[--abi-declared patches/abi-change|none [--abi-base base]]\n'
+         '[--abi-declared patches/abi-change|none [--abi-base base]] '
+         '[--change-kind ours|other]\n'
          '       summarize.py --merge DIR... --out DIR --mode gate|mutants '
          '--expect-rows "x86_64 ..."|"6.1:x86_64 6.12:x86_64 ..." '
          '[--variants "..."] [--tree NAME] '
@@ -146,6 +147,41 @@ def expect_patched(data: dict) -> Optional[str]:
     return None
 
 
+# Another change than ours (--change-kind other): base is the reference,
+# whatever it passed, and patched must pass all of it.
+def expect_reference(data: dict) -> Optional[str]:
+    """Base of another change: any complete run is the reference."""
+    if data['status'] == 'error':
+        return 'error: %s' % data.get('reason')
+    return None
+
+
+def passed_items(data: dict) -> List[str]:
+    """Every program and subtest (of every suite) that passed."""
+    out = []
+    for name, prog in sorted(data.get('programs', {}).items()):
+        if prog.get('result') == 'pass':
+            out.append(name)
+        out += ['%s:%s' % (name, sub) for sub, r in
+                sorted(prog.get('subtests', {}).items()) if r == 'pass']
+    return out
+
+
+def expect_no_regression(data: dict, base: Optional[dict]) -> Optional[str]:
+    """Patched of another change: a complete run, and every program and
+    subtest that passed on base passes here."""
+    if data['status'] == 'error':
+        return 'error: %s' % data.get('reason')
+    if base is None:
+        return 'no base result to hold it against'
+    now = set(passed_items(data))
+    lost = [i for i in passed_items(base) if i not in now]
+    if lost:
+        return 'passed on base, not here: ' + ', '.join(lost[:5]) + (
+            ' (+%d more)' % (len(lost) - 5) if len(lost) > 5 else '')
+    return None
+
+
 @dataclass
 class Cell:
     """One expectation: a (variant, row) of the matrix."""
@@ -166,13 +202,19 @@ class Cell:
 
 
 def gate_cells(load: Loader, variants: List[str],
-               rows: List[str]) -> List[Cell]:
+               rows: List[str], kind: str = 'ours') -> List[Cell]:
+    """KIND ours: base must fail in the flag's tests only, patched pass;
+    other: base any complete run, patched passes all base passed."""
     cells = []
     for variant in variants:
         for row in rows:
             res = load(variant, row)
             if res.data is None:
                 why = res.why
+            elif kind != 'ours' and variant == 'base':
+                why = expect_reference(res.data)
+            elif kind != 'ours':
+                why = expect_no_regression(res.data, load('base', row).data)
             elif variant == 'base':
                 why = expect_base(res.data)
             else:
@@ -204,15 +246,23 @@ def closing(cells_ok: List[bool]) -> str:
     return '%d passed, %d failed' % (passed, len(cells_ok) - passed)
 
 
+RULES = {
+    'ours': "base: must fail, only in our tests that need the flag (a "
+            "name component 'flag' or 'flag_*'); patched: must pass.",
+    'other': "another change than ours: base is the reference (a complete "
+             "run); patched: every program and subtest that passed on base "
+             "passes.",
+}
+
+
 def gate_text(cells: List[Cell], variants: List[str], rows: List[str],
-              tree: Optional[str], notes: List[str]) -> str:
+              tree: Optional[str], notes: List[str],
+              kind: str = 'ours') -> str:
     table = []
     for variant in variants:
         table.append([variant] + [c.text for c in cells
                                   if c.variant == variant])
-    lines = [title('gate', 'variant x row', tree), '',
-             "base: must fail, only in our tests that need the flag (a "
-             "name component 'flag' or 'flag_*'); patched: must pass.", '']
+    lines = [title('gate', 'variant x row', tree), '', RULES[kind], '']
     lines += md_table(['variant'] + [row_label(r) for r in rows], table)
     details = ['- %s/%s: %s: %s' % (c.variant, c.label, c.status, c.reason)
                for c in cells if c.result.data is not None]
@@ -243,8 +293,8 @@ def junit_of(cells: List[Cell], tree: Optional[str]) -> bytes:
 
 def write_gate(out: str, cells: List[Cell], variants: List[str],
                rows: List[str], tree: Optional[str], notes: List[str],
-               extra: Optional[dict] = None) -> int:
-    text = gate_text(cells, variants, rows, tree, notes)
+               extra: Optional[dict] = None, kind: str = 'ours') -> int:
+    text = gate_text(cells, variants, rows, tree, notes, kind)
     record = {'mode': 'gate', 'tree': tree, 'variants': variants,
               'rows': rows, 'cells': [c.to_json() for c in cells],
               'notes': notes, 'closing': closing([c.ok for c in cells])}
@@ -642,9 +692,9 @@ def single(args) -> int:
     if args.mode == 'gate':
         results = [load(v, r) for v in args.variants for r in args.rows]
         tree = tree_of(args.results, args, results)
-        cells = gate_cells(load, args.variants, args.rows)
+        cells = gate_cells(load, args.variants, args.rows, args.change_kind)
         return write_gate(args.results, cells, args.variants, args.rows,
-                          tree, [])
+                          tree, [], kind=args.change_kind)
     args.tree = tree_of(args.results, args, [])
     return mutants(load, args, args.results, [])
 
@@ -816,10 +866,11 @@ def merge_tree(args, found: ShardResults, notes: List[str],
                                                                row))
     os.makedirs(out, exist_ok=True)
     if args.mode == 'gate':
-        cells = gate_cells(load, args.variants, args.rows)
+        cells = gate_cells(load, args.variants, args.rows, args.change_kind)
         notes += unasked(found, asked)
         return write_gate(out, cells, args.variants, args.rows,
-                          tree, notes, {'shards': args.merge})
+                          tree, notes, {'shards': args.merge},
+                          args.change_kind)
     # mutants() reads the cells while it prints: list the extras first
     for variant, _ in mutant_list(args):
         for row in args.rows:
@@ -885,6 +936,8 @@ def parse_args(argv):
     parser.add_argument('--abi-declared', default=DECLARED if
                         os.path.isfile(DECLARED) else 'none')
     parser.add_argument('--abi-base', default='base')
+    parser.add_argument('--change-kind', default='ours',
+                        choices=('ours', 'other'))
     args = parser.parse_args(argv)
     args.abi_decl = None
     if args.abi_declared != 'none' and args.mode == 'mutants':

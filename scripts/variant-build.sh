@@ -87,13 +87,16 @@ hybrid_tree() {
 }
 
 # Whether the hybrid's tree HYBRID builds base's kernel: it differs from
-# base (outside the selftests) in include/uapi/linux/sched.h alone, there
+# base (outside the selftests) in nothing, or in include/uapi/linux/sched.h alone, there
 # only in #define lines, and the names those define are used nowhere
 # else (tools/ and Documentation/ aside).
 #   hybrid_builds_base TREE HYBRID
 hybrid_builds_base() {
 	local tree=$1 hybrid=$2 files names n
 	files=$(git -C "$tree" diff --name-only base "$hybrid" -- . ':!tools/testing/selftests' | tr '\n' ' ')
+	# A change to kernel/fork.c alone (another change, such as one of
+	# changes/): the hybrid is base itself.
+	[ -n "$files" ] || return 0
 	[ "$files" = "include/uapi/linux/sched.h " ] || return 1
 	git -C "$tree" diff base "$hybrid" -- include/uapi/linux/sched.h |
 		grep '^[-+][^-+]' | grep -vq '^[-+]#define ' && return 1

@@ -89,6 +89,7 @@ check_gate_env() {
 		export CLONE3_IMAGE_CACHE
 	fi
 	gate_paths
+	matrix change "$CHANGE" || exit 2
 	if [ -d "$TREE/.git" ]; then
 		need_space "$WORK" "$GATE_MIB" "the gate's kernels"
 	else

@@ -14,9 +14,12 @@
 # (the tree whose ports apply: KERNEL, or for KSRC the tree of its
 # VERSION.PATCHLEVEL, or the one whose recipe prepare-tree.sh chose for
 # it, or nothing; see tree_patch) and RESULTS.
+# CHANGE (a change directory, default patches: see change_paths) selects
+# the change gated; WORK's default then is build/<KERNEL>-<its name>.
 # Every path under WORK comes from the functions below it.
 gate_paths() {
 	ROOT=$(repo_root)
+	change_paths
 	[ -n "${KERNEL:-}" ] || KERNEL=$(matrix default-tree) || exit 2
 	KSRC=${KSRC:-}
 	if [ -n "$KSRC" ]; then
@@ -24,7 +27,7 @@ gate_paths() {
 			die "KSRC=$KSRC is not a kernel source tree (no Makefile or kernel/fork.c)"
 		KSRC=$(cd "$KSRC" && pwd)
 		TREE_NAME=ksrc
-		WORK=${WORK:-build/ksrc-$(printf '%s' "$KSRC" | cksum | cut -d' ' -f1)}
+		WORK=${WORK:-build/ksrc-$(printf '%s' "$KSRC" | cksum | cut -d' ' -f1)${CHANGE_NAME:+-$CHANGE_NAME}}
 		PORT_TREE=$(source_version "$KSRC")
 		# A release without a trees/ entry: the tree whose recipe
 		# prepare-tree.sh chose for it, if it did.
@@ -35,7 +38,7 @@ gate_paths() {
 			die "KERNEL=$KERNEL: unknown tree; choose from: $(known_trees)"
 		TREE_NAME=$KERNEL
 		PORT_TREE=$KERNEL
-		WORK=${WORK:-build/$KERNEL}
+		WORK=${WORK:-build/$KERNEL${CHANGE_NAME:+-$CHANGE_NAME}}
 	fi
 	case $WORK in /*) ;; *) WORK=$ROOT/$WORK ;; esac
 	TREE=$WORK/linux
@@ -45,6 +48,49 @@ gate_paths() {
 
 known_trees() {
 	matrix trees
+}
+
+# The change gated (Documentation/extending.md, "Gate another change"): a
+# directory shaped like patches/ (series and its patches, abi-change,
+# mutants/, and base/<tree>/ for each tree it supports).  From the
+# environment's CHANGE (default patches; relative to this repository).
+# Sets and exports CHANGE (absolute), sets CHANGE_NAME (empty for ours,
+# patches/; else the directory's name: work directories and results say
+# it).  Cheap checks only; `matrix.py change DIR` checks the rest (the
+# declaration parses, every patch is there), in check_gate_env.
+#   change_paths
+change_paths() {
+	local root
+	root=$(repo_root)
+	CHANGE=${CHANGE:-patches}
+	case $CHANGE in /*) ;; *) CHANGE=$root/$CHANGE ;; esac
+	[ -d "$CHANGE" ] || die "CHANGE=$CHANGE: no such directory"
+	[ -f "$CHANGE/series" ] || die "CHANGE: $CHANGE/series: missing (a change lists its patches there)"
+	CHANGE=$(cd "$CHANGE" && pwd)
+	CHANGE_NAME=
+	[ "$CHANGE" = "$root/patches" ] || CHANGE_NAME=$(basename "$CHANGE")
+	export CHANGE
+}
+
+# Whether the change gated is ours, CLONE_CLEAR_SIGHAND (patches/): only
+# then do the flag's own tests have to fail on base.
+#   change_is_ours
+change_is_ours() {
+	[ -z "${CHANGE_NAME:-}" ]
+}
+
+# The one rule for "the base of the change on tree PORT_TREE": the
+# directory of the series that takes the change out of the tree as found
+# (an empty series, or none listed: the tree as found is base).  Ours:
+# trees/<tree>/revert/; another change: <change>/base/<tree>/, which
+# must exist for every tree the change is gated on.
+#   base_recipe_dir
+base_recipe_dir() {
+	if change_is_ours; then
+		echo "$ROOT/trees/$PORT_TREE/revert"
+	else
+		echo "$CHANGE/base/$PORT_TREE"
+	fi
 }
 
 # VERSION.PATCHLEVEL of the kernel source in DIR, from its Makefile.
@@ -80,9 +126,10 @@ tree_patch() {
 #   tree_series
 tree_series() {
 	local drop=$ROOT/trees/${PORT_TREE:-}/port/drop p dropped=
+	change_is_ours || drop=/nonexistent
 	[ -z "${PORT_TREE:-}" ] || [ ! -f "$drop" ] ||
 		dropped=$(sed 's/#.*//' "$drop" | awk 'NF { print $1 }')
-	series_patches "$ROOT/patches" | while IFS= read -r p; do
+	series_patches "${CHANGE:-$ROOT/patches}" | while IFS= read -r p; do
 		! echo "$dropped" | grep -qxF "$(basename "$p")" || continue
 		tree_patch "$p"
 	done

@@ -153,111 +153,298 @@ def without_flag(key: str, flag: str) -> str:
 
 # -- the declaration ------------------------------------------------------
 
+def with_size(key: str, size: str) -> str:
+    """The same input at struct size SIZE, without a tail."""
+    words = [w for w in key.split() if w != 'tail=nonzero']
+    return ' '.join('size=' + size if w.startswith('size=') else w
+                    for w in words)
+
+
+def refusal(b: Obs, result: str) -> Obs:
+    """A call refused with RESULT: the result and the caller's state."""
+    return {RESULT: result, 'caller': b.get('caller', 'same')}
+
+
+CAP_RE = re.compile(r'^CAP_[A-Z_]+$')
+FLAG_RE = re.compile(r'^(CLONE_[A-Z0-9_]+|bit[0-9]+)$')
+RESULT_RE = re.compile(r'^(ok|E[A-Z0-9]+|errno[0-9]+)$')
+SIZE_RE = re.compile(r'^([0-9]+|page|page\+8)$')
+REASON_RE = re.compile(r'^(.*?)\s+because\s+"([^"]+)"\s*$')
+
+
 @dataclass
-class Declaration:
-    """patches/abi-change: a new clone3() flag (Documentation/abi-diff.md).
-    No flag: nothing may change."""
-    path: Optional[str] = None
-    flag: Optional[str] = None
-    accepted_from: str = 'EINVAL'
+class Block:
+    """One statement that starts a block, and those that follow it:
+
+      flag NAME                  a new flag: an input with it behaves as
+                                 its twin without it (where base gave
+                                 accepted-from), but for refused-with
+      allow F1 F2... was R       inputs with every Fi that gave R on base
+                                 now behave as their twin without F1
+      refuse F1 F2... with R     inputs with every Fi that were accepted
+                                 on base are now refused with R
+      size N [tail] was R1 now R2
+                                 inputs of struct size N (with the tail
+                                 word) that gave R1 give R2; ok: as the
+                                 same input at size 88
+    then, where they apply: accepted-from R, refused-with F R, needs CAP,
+    child KEY=VALUE..., except-rows ROW... because "reason"."""
+    kind: str
+    line: int
+    flags: List[str] = field(default_factory=list)
+    was: str = 'EINVAL'
+    now: str = 'ok'
+    size: str = ''
+    tail: bool = False
     refused: List[Tuple[str, str]] = field(default_factory=list)
+    needs: List[str] = field(default_factory=list)
     child: Dict[str, str] = field(default_factory=dict)
+    except_rows: Dict[str, str] = field(default_factory=dict)
 
-    @classmethod
-    def read(cls, path: str) -> 'Declaration':
-        decl = cls(path)
-        try:
-            with open(path, encoding='utf-8') as f:
-                lines = f.read().splitlines()
-        except OSError as e:
-            raise BadInput('cannot read the declaration %s: %s' % (path, e))
-        for no, line in enumerate(lines, 1):
-            words = line.split('#', 1)[0].split()
-            if not words:
-                continue
-            what, args = words[0], words[1:]
-            if what == 'flag' and len(args) == 1 and decl.flag is None:
-                decl.flag = args[0]
-            elif what == 'accepted-from' and len(args) == 1:
-                decl.accepted_from = args[0]
-            elif what == 'refused-with' and len(args) == 2:
-                decl.refused.append((args[0], args[1]))
-            elif what == 'child' and args and all('=' in a for a in args):
-                for a in args:
-                    k, _, v = a.partition('=')
-                    decl.child[k] = v
-            else:
-                raise BadInput('%s:%d: not a statement of the declaration: '
-                               '%r' % (path, no, line.strip()))
-        if decl.flag is None and (decl.refused or decl.child):
-            raise BadInput('%s: refused-with and child need a flag line' %
-                           path)
-        return decl
+    @property
+    def flag(self) -> Optional[str]:
+        return self.flags[0] if self.kind == 'flag' else None
 
-    def describe(self) -> List[str]:
-        if not self.flag:
-            return ['nothing changes']
-        out = ['%s is accepted where it gave %s; an input with it behaves '
-               'as the same input without it, except:' %
-               (self.flag, self.accepted_from)]
-        for flag, result in self.refused:
-            out.append('with %s too it gives %s' % (flag, result))
-        if self.child:
-            out.append('a child made with it has %s' % ' '.join(
-                '%s=%s' % kv for kv in self.child.items()))
-        out.append('nothing else changes')
-        return out
+    def matches(self, key: str) -> bool:
+        if key.startswith(SPECIAL):
+            return False
+        if self.kind == 'size':
+            words = key.split()
+            return 'size=' + self.size in words and \
+                ('tail=nonzero' in words) == self.tail
+        have = flags_of(key)
+        return all(f in have for f in self.flags)
 
-    def expected(self, key: str, base: Probe, new: Probe) -> \
+    def twin(self, key: str) -> str:
+        if self.kind == 'size':
+            return with_size(key, str(88))
+        return without_flag(key, self.flags[0])
+
+    def expect(self, key: str, b: Obs, new: Probe) -> \
             Tuple[Obs, List[str]]:
-        """What the new kernel must show for input KEY, and any problem in
-        deriving it (a counterpart input the probe did not print)."""
-        b = base.get(key, {})
-        if not self.flag or key.startswith(SPECIAL) or \
-                self.flag not in flags_of(key):
+        """What the new kernel shows for KEY, which this block matches."""
+        if self.kind == 'flag':
+            for other, result in self.refused:
+                if other in flags_of(key):
+                    e = dict(b)
+                    if b.get(RESULT) == self.was:
+                        e[RESULT] = result
+                    return e, []
+        if self.kind == 'refuse':
+            if b.get(RESULT) != 'ok':
+                return dict(b), []
+            return refusal(b, self.now), []
+        if self.kind in ('allow', 'size') and b and \
+                b.get(RESULT) != self.was:
             return dict(b), []
-        flags = flags_of(key)
-        for other, result in self.refused:
-            if other in flags:
-                e = dict(b)
-                if b.get(RESULT) == self.accepted_from:
-                    e[RESULT] = result
-                return e, []
-        twin = without_flag(key, self.flag)
+        if self.kind == 'size' and self.now != 'ok':
+            return refusal(b, self.now), []
+        twin = self.twin(key)
         if twin not in new:
             return dict(b), ['no input %r to derive %r from' % (twin, key)]
         e = dict(new[twin])
         if e.get(RESULT) == 'ok':
             e.update(self.child)
-        if b and b != e and b.get(RESULT) != self.accepted_from:
+        if self.kind == 'flag' and b and b != e and \
+                b.get(RESULT) != self.was:
             return e, ['it gave %s before, but only inputs that gave %s '
-                       'are declared to change' % (b.get(RESULT),
-                                                   self.accepted_from)]
+                       'are declared to change' % (b.get(RESULT), self.was)]
         return e, []
 
     def alone(self, key: str, new: Probe) -> Optional[Obs]:
-        """Without base, what the declaration still says of an input with
-        the flag: its twin's line (with the child keys), or its refusal
-        (the twin's failure, if the twin fails, else the declared
-        result).  None for any other input."""
-        if not self.flag or self.flag not in flags_of(key):
+        """Without base: the twin's line on the same kernel, as this block
+        says KEY must read (flag and allow blocks; None: no claim)."""
+        if self.kind not in ('flag', 'allow'):
             return None
-        twin = new.get(without_flag(key, self.flag))
+        twin = new.get(self.twin(key))
         if twin is None:
             return None
         e = dict(twin)
         for other, result in self.refused:
             if other in flags_of(key):
                 if e.get(RESULT) == 'ok':
-                    e = {RESULT: result, 'caller': twin.get('caller',
-                                                            ABSENT)}
-                else:
-                    e = {k: v for k, v in e.items() if k in (RESULT,
-                                                             'caller')}
-                return e
-        if e.get(RESULT) == 'ok':
-            e.update(self.child)
+                    return {RESULT: result, 'caller': twin.get('caller',
+                                                               ABSENT)}
+                return {k: v for k, v in e.items() if k in (RESULT,
+                                                            'caller')}
+        if e.get(RESULT) != 'ok':
+            return None if self.kind == 'allow' else e
+        e.update(self.child)
         return e
+
+    def describe(self) -> str:
+        if self.kind == 'flag':
+            out = ('%s is accepted where it gave %s; an input with it '
+                   'behaves as the same input without it' %
+                   (self.flag, self.was))
+            more = ['with %s too it gives %s' % kv for kv in self.refused]
+        elif self.kind == 'allow':
+            out = ('%s together (where base gave %s) behave as without %s'
+                   % (' | '.join(self.flags), self.was, self.flags[0]))
+            more = []
+        elif self.kind == 'refuse':
+            out = '%s together are refused with %s' % (
+                ' | '.join(self.flags), self.now)
+            more = []
+        else:
+            out = 'struct size %s%s gives %s where it gave %s%s' % (
+                self.size, ' with a tail' if self.tail else '', self.now,
+                self.was, ' (as size 88)' if self.now == 'ok' else '')
+            more = []
+        if self.child:
+            more.append('a child made so has %s' % ' '.join(
+                '%s=%s' % kv for kv in self.child.items()))
+        if self.needs:
+            more.append('it needs %s (the probe runs as root: not seen)' %
+                        ' '.join(self.needs))
+        for row, why in self.except_rows.items():
+            more.append('not on %s: %s' % (row, why))
+        return out + ('' if not more else ', except: ' + '; '.join(more))
+
+
+@dataclass
+class Declaration:
+    """A change's abi-change (Documentation/abi-diff.md): blocks, each a
+    difference from base to the new kernel; no block: nothing may change.
+    An input takes the first block that names it (except-rows aside);
+    every other input, and every key a block does not name, must not
+    change."""
+    path: Optional[str] = None
+    blocks: List[Block] = field(default_factory=list)
+
+    @property
+    def flag(self) -> Optional[str]:
+        """The first new flag, if one is declared."""
+        return next((b.flag for b in self.blocks if b.flag), None)
+
+    @property
+    def prefer(self) -> Optional[str]:
+        """The flag a newly made child is told against."""
+        return next((b.flags[0] for b in self.blocks if b.flags), None)
+
+    @classmethod
+    def read(cls, path: str) -> 'Declaration':
+        try:
+            with open(path, encoding='utf-8') as f:
+                text = f.read()
+        except OSError as e:
+            raise BadInput('cannot read the declaration %s: %s' % (path, e))
+        return cls.parse(text, path)
+
+    @classmethod
+    def parse(cls, text: str, path: str = '<declaration>') -> 'Declaration':
+        decl = cls(path)
+        cur: Optional[Block] = None
+        for no, line in enumerate(text.splitlines(), 1):
+            words = line.split('#', 1)[0].split()
+            if not words:
+                continue
+            try:
+                cur = decl._statement(words, no, cur)
+            except ValueError as e:
+                raise BadInput('%s:%d: %s: %r' % (path, no, e, line.strip()))
+        return decl
+
+    def _statement(self, words: List[str], no: int,
+                   cur: Optional[Block]) -> Optional[Block]:
+        what, args = words[0], words[1:]
+
+        def need(kinds: Tuple[str, ...]) -> Block:
+            if cur is None or cur.kind not in kinds:
+                raise ValueError('%s belongs to a %s block' % (
+                    what, ' or '.join(kinds)))
+            return cur
+
+        def flags(items: List[str]) -> List[str]:
+            if not items or not all(FLAG_RE.match(f) for f in items):
+                raise ValueError('expected flag names (CLONE_* or bitN)')
+            return items
+
+        def result(word: str) -> str:
+            if not RESULT_RE.match(word):
+                raise ValueError('%r is no result (ok, EINVAL, ...)' % word)
+            return word
+        if what == 'flag' and len(args) == 1:
+            if any(b.flag == args[0] for b in self.blocks):
+                raise ValueError('%s is declared twice' % args[0])
+            cur = Block('flag', no, flags(args))
+        elif what in ('allow', 'refuse') and len(args) >= 3 and \
+                args[-2] == ('was' if what == 'allow' else 'with'):
+            cur = Block(what, no, flags(args[:-2]))
+            if what == 'allow':
+                cur.was = result(args[-1])
+            else:
+                cur.now = result(args[-1])
+        elif what == 'size' and len(args) in (5, 6) and \
+                args[-4] == 'was' and args[-2] == 'now':
+            if not SIZE_RE.match(args[0]) or (len(args) == 6 and
+                                              args[1] != 'tail'):
+                raise ValueError('size N [tail] was R1 now R2')
+            cur = Block('size', no, size=args[0], tail=len(args) == 6,
+                        was=result(args[-3]), now=result(args[-1]))
+        elif what == 'accepted-from' and len(args) == 1:
+            need(('flag',)).was = result(args[0])
+        elif what == 'refused-with' and len(args) == 2:
+            need(('flag',)).refused.append((flags(args[:1])[0],
+                                            result(args[1])))
+        elif what == 'needs' and args and all(CAP_RE.match(a) for a in args):
+            need(('flag',)).needs += args
+        elif what == 'child' and args and all('=' in a and
+                                              not a.startswith('=')
+                                              for a in args):
+            blk = need(('flag', 'allow', 'size'))
+            for a in args:
+                k, _, v = a.partition('=')
+                blk.child[k] = v
+        elif what == 'except-rows':
+            blk = need(('flag', 'allow', 'refuse', 'size'))
+            m = REASON_RE.match(' '.join(args))
+            if not m or not m.group(1).split() or not all(
+                    ROW_RE.match(r) for r in m.group(1).split()):
+                raise ValueError('except-rows ROW... because "reason"')
+            for r in m.group(1).split():
+                blk.except_rows[r] = m.group(2)
+            return blk
+        else:
+            raise ValueError('not a statement of the declaration')
+        if cur is not None and (not self.blocks or self.blocks[-1] is
+                                not cur):
+            self.blocks.append(cur)
+        return cur
+
+    def block_for(self, key: str, row: Optional[str] = None) -> \
+            Optional[Block]:
+        for b in self.blocks:
+            if b.matches(key) and (row is None or
+                                   row not in b.except_rows):
+                return b
+        return None
+
+    def touches(self, key: str) -> bool:
+        """Whether a block names KEY (on some row)."""
+        return any(b.matches(key) for b in self.blocks)
+
+    def describe(self) -> List[str]:
+        if not self.blocks:
+            return ['nothing changes']
+        return [b.describe() for b in self.blocks] + \
+            ['nothing else changes']
+
+    def expected(self, key: str, base: Probe, new: Probe,
+                 row: Optional[str] = None) -> Tuple[Obs, List[str]]:
+        """What the new kernel must show for input KEY on ROW, and any
+        problem in deriving it (a twin the probe did not print)."""
+        b = base.get(key, {})
+        blk = self.block_for(key, row)
+        if blk is None:
+            return dict(b), []
+        return blk.expect(key, b, new)
+
+    def alone(self, key: str, new: Probe) -> Optional[Obs]:
+        """Without base, what the declaration still says of KEY (flag and
+        allow blocks: the twin's line); None for any other input."""
+        blk = self.block_for(key)
+        return blk.alone(key, new) if blk is not None else None
 
 
 # -- comparing ------------------------------------------------------------
@@ -399,10 +586,10 @@ def compare(row: str, base: Probe, new: Probe, decl: Declaration,
     out = RowDiff(row)
     keys = list(base) + [k for k in new if k not in base]
     groups: Dict[Tuple[str, str, str], List[str]] = {}
-    prefer = decl.flag or new_flag(base, new)
+    prefer = decl.prefer or new_flag(base, new)
     for key in keys:
         b, n = base.get(key, {}), new.get(key, {})
-        expect, trouble = decl.expected(key, base, new)
+        expect, trouble = decl.expected(key, base, new, row)
         seen, declared = change_of(b, n), change_of(b, expect)
         out.problems += ['%s: %s' % (key, t) for t in trouble]
         if not seen and not declared:
@@ -431,7 +618,7 @@ def compare(row: str, base: Probe, new: Probe, decl: Declaration,
             what = 'undeclared: %s' % group['seen']
         else:
             what = '%s, declared: %s' % (group['seen'], group['declared'])
-        out.problems.append('%s: %s' % (text, what))
+        out.problems.append('%s %s: %s' % (verdict, text, what))
     order = {'UNDECLARED': 0, 'DIFFERENT': 1, 'MISSING': 2, 'declared': 3}
     out.groups.sort(key=lambda g: (order[g['verdict']], g['inputs'][0]))
     return out
@@ -456,8 +643,8 @@ def compare_alone(row: str, new: Probe, decl: Declaration,
         where = label(members, keys)
         out.groups.append({'verdict': 'DIFFERENT', 'inputs': members,
                            'label': where, 'seen': text, 'declared': ''})
-        out.problems.append('%s: against the twin without %s: %s' % (
-            where, decl.flag, text))
+        out.problems.append('DIFFERENT %s: against its twin: %s' % (
+            where, text))
     return out
 
 

@@ -404,12 +404,11 @@ def abi_base(load: Loader, args, variants: List[str], row: str) -> \
         seen.append(probe)
     if len(seen) < 3:
         return base, []
-    flag = args.abi_decl.flag
     fixed: abi_diff.Probe = {}
     stale = []
     for k, obs in base.items():
         fixed[k] = obs
-        if flag and flag in abi_diff.flags_of(k):
+        if args.abi_decl.touches(k):
             continue
         now = dict(obs)
         fields = set(obs).union(*(p.get(k, {}) for p in seen))

@@ -354,5 +354,136 @@ class AbiDiffTest(unittest.TestCase):
                       'on 1 input(s) (flags=bit40 size=88)', proc.stdout)
 
 
+# -- another change: CLONE_PIDFD with CLONE_THREAD (changes/pidfd-thread) --
+
+PIDFD_DECL = os.path.join(ROOT, 'changes', 'pidfd-thread', 'abi-change')
+THREAD = ('ok tab=same blocked=same pending=same altstack=disabled pdeath=0 '
+          'pgrp=same sid=same ppid=callers_parent tgid=caller exit=thread '
+          'exit_sig=none caller=same')
+VMT = 'CLONE_VM|CLONE_SIGHAND'
+P_BASE = [
+    'probe=setup ok tab=same blocked=same pending=same',
+    'flags=CLONE_PIDFD size=88 %s pidfd=child' % CHILD,
+    'flags=%s|CLONE_THREAD exit_signal=0 size=88 %s' % (VMT, THREAD),
+    'flags=%s|CLONE_PIDFD|CLONE_THREAD exit_signal=0 size=88 EINVAL '
+    'caller=same' % VMT,
+    'flags=CLONE_PIDFD|CLONE_DETACHED size=88 EINVAL caller=same',
+    'flags=0 size=96 tail=nonzero E2BIG caller=same',
+    'flags=0 size=88 ' + CHILD,
+    'probe=end ok inputs=6',
+]
+P_PATCHED = replace(P_BASE, 3, 'flags=%s|CLONE_PIDFD|CLONE_THREAD '
+                    'exit_signal=0 size=88 %s pidfd=child,thread' %
+                    (VMT, THREAD))
+
+
+def probe(lines):
+    return abi_diff.parse_probe(doc(lines))
+
+
+class DeclarationTest(unittest.TestCase):
+    """The declaration language: blocks, each kind, and what it holds."""
+
+    def diff(self, text, base, new, row='x86_64'):
+        decl = abi_diff.Declaration.parse(text, 'decl')
+        return abi_diff.compare(row, probe(base), probe(new), decl)
+
+    def test_todays_declaration_reads_as_before(self):
+        decl = abi_diff.Declaration.read(DECLARED)
+        self.assertEqual(decl.flag, FLAG)
+        self.assertEqual(decl.blocks[0].refused, [('CLONE_SIGHAND',
+                                                   'EINVAL')])
+        self.assertEqual(decl.blocks[0].child, {'tab': 'cleared'})
+
+    def test_allow_as_declared(self):
+        decl = abi_diff.Declaration.read(PIDFD_DECL)
+        d = abi_diff.compare('x86_64', probe(P_BASE), probe(P_PATCHED), decl)
+        self.assertTrue(d.ok, d.problems)
+        self.assertEqual([g['verdict'] for g in d.groups], ['declared'])
+
+    def test_same_series_without_declaration_names_the_difference(self):
+        d = self.diff('', P_BASE, P_PATCHED)
+        self.assertFalse(d.ok)
+        text = ' '.join(d.problems)
+        self.assertIn('UNDECLARED flags=%s|CLONE_PIDFD|CLONE_THREAD' % VMT,
+                      text)
+        self.assertIn('base EINVAL -> new ok', text)
+        self.assertIn('pidfd=child,thread', text)
+
+    def test_wrong_declaration_names_the_key(self):
+        d = self.diff('allow CLONE_PIDFD CLONE_THREAD was EINVAL\n'
+                      'child pidfd=child\n', P_BASE, P_PATCHED)
+        self.assertFalse(d.ok)
+        self.assertIn('DIFFERENT', d.problems[0])
+        self.assertIn('pidfd=child,thread', d.problems[0])
+
+    def test_declared_but_still_refused_is_missing(self):
+        d = self.diff(open(PIDFD_DECL).read(), P_BASE, P_BASE)
+        self.assertFalse(d.ok)
+        self.assertIn('MISSING flags=%s|CLONE_PIDFD|CLONE_THREAD' % VMT,
+                      d.problems[0])
+        self.assertIn('declared but did not happen', d.problems[0])
+
+    def test_thread_pidfd_everywhere_is_undeclared(self):
+        bad = replace(P_PATCHED, 1, 'flags=CLONE_PIDFD size=88 %s '
+                      'pidfd=child,thread' % CHILD)
+        d = self.diff(open(PIDFD_DECL).read(), P_BASE, bad)
+        self.assertEqual(len(d.problems), 1)
+        self.assertIn('UNDECLARED flags=CLONE_PIDFD size=88', d.problems[0])
+        self.assertIn('pidfd: child -> child,thread', d.problems[0])
+
+    def test_refuse_block(self):
+        new = replace(P_BASE, 1, 'flags=CLONE_PIDFD size=88 EPERM '
+                      'caller=same')
+        self.assertTrue(self.diff('refuse CLONE_PIDFD with EPERM\n',
+                                  P_BASE, new).ok)
+        self.assertFalse(self.diff('', P_BASE, new).ok)
+
+    def test_size_block(self):
+        new = replace(P_BASE, 5, 'flags=0 size=96 tail=nonzero ' + CHILD)
+        decl = 'size 96 tail was E2BIG now ok\n'
+        self.assertTrue(self.diff(decl, P_BASE, new).ok)
+        wrong = 'size 96 tail was E2BIG now EINVAL\n'
+        self.assertIn('DIFFERENT', self.diff(wrong, P_BASE,
+                                             new).problems[0])
+
+    def test_flag_block_with_needs(self):
+        base = ['flags=0 size=88 ' + CHILD,
+                'flags=bit40 size=88 EINVAL caller=same']
+        new = replace(base, 1, 'flags=bit40 size=88 ' +
+                      CHILD.replace('pdeath=0', 'pdeath=9'))
+        decl = 'flag bit40\nneeds CAP_SYS_ADMIN\nchild pdeath=9\n'
+        self.assertTrue(self.diff(decl, base, new).ok)
+        parsed = abi_diff.Declaration.parse(decl)
+        self.assertIn('needs CAP_SYS_ADMIN', parsed.describe()[0])
+
+    def test_except_rows(self):
+        decl = ('allow CLONE_PIDFD CLONE_THREAD was EINVAL\n'
+                'child pidfd=child,thread\n'
+                'except-rows riscv64 because "no such support there"\n')
+        self.assertTrue(self.diff(decl, P_BASE, P_BASE, 'riscv64').ok)
+        self.assertFalse(self.diff(decl, P_BASE, P_PATCHED, 'riscv64').ok)
+        self.assertTrue(self.diff(decl, P_BASE, P_PATCHED, 'x86_64').ok)
+
+    def test_several_blocks(self):
+        new = replace(P_PATCHED, 1, 'flags=CLONE_PIDFD size=88 EPERM '
+                      'caller=same')
+        decl = open(PIDFD_DECL).read() + 'refuse CLONE_PIDFD with EPERM\n'
+        self.assertTrue(self.diff(decl, P_BASE, new).ok)
+
+    def test_bad_declarations_name_file_and_line(self):
+        for text in ('child tab=cleared\n', 'flag X Y\n',
+                     'allow CLONE_PIDFD was\n', 'refuse CLONE_VM with 3\n',
+                     'flag CLONE_X\nneeds root\n',
+                     'flag CLONE_X\nexcept-rows x86_64\n',
+                     'flag CLONE_X\nexcept-rows because "r"\n',
+                     'size big was EINVAL now ok\n',
+                     'allow CLONE_PIDFD CLONE_THREAD was EINVAL\n'
+                     'refused-with CLONE_VM EINVAL\n', 'frobnicate\n'):
+            with self.assertRaises(abi_diff.BadInput) as cm:
+                abi_diff.Declaration.parse(text, 'decl')
+            self.assertRegex(str(cm.exception), r'^decl:[0-9]+: ')
+
+
 if __name__ == '__main__':
     taprunner.main()

@@ -123,8 +123,10 @@ def version(name: str) -> Tuple[int, int]:
 
 
 def rel(path: str) -> str:
-    """PATH as the messages name it: from the top of its checkout."""
-    return os.path.relpath(path, _root)
+    """PATH as the messages name it: from the top of its checkout (a path
+    outside it as it is)."""
+    out = os.path.relpath(path, _root)
+    return path if out.startswith('..') else out
 
 
 _root = ROOT
@@ -378,7 +380,7 @@ def check_change(m: Matrix, path: str) -> None:
         try:
             abi_diff.Declaration.read(decl)
         except abi_diff.BadInput as e:
-            raise DataError(f'{rel(decl)}: does not parse: {e}')
+            raise DataError(f'the declaration does not parse: {e}')
     base = os.path.join(path, 'base')
     for t in sorted(os.listdir(base)) if os.path.isdir(base) else []:
         d = os.path.join(base, t)

@@ -688,8 +688,7 @@ def report(diffs: List[RowDiff], decl: Declaration, left: str, right: str,
     lines = ['# ' + title, '']
     if decl.path:
         said = decl.describe()
-        lines += ['Declared (%s): %s.' % (decl.path, ' '.join(
-            said[:1] + ['; '.join(said[1:])])), '']
+        lines += ['Declared (%s): %s.' % (decl.path, '; '.join(said)), '']
     for d in diffs:
         lines += row_text(d, left, right, decl.path is not None)
     bad = [d.row for d in diffs if not d.ok]

@@ -51,9 +51,9 @@ change_is_ours || kind=other
 # A change without abi-change declares that nothing changes.
 abi=0
 rm -f "$RESULTS/abi-diff.md"
-declared=()
-[ ! -e "$CHANGE/abi-change" ] || declared=(--declared "$CHANGE/abi-change")
-"$PYTHON3" "$S/abi_diff.py" "${declared[@]}" --results "$RESULTS" --rows "$rows" >/dev/null || abi=$?
+declared=$CHANGE/abi-change
+[ -e "$declared" ] || declared=/dev/null
+"$PYTHON3" "$S/abi_diff.py" --declared "$declared" --results "$RESULTS" --rows "$rows" >/dev/null || abi=$?
 echo "gate: $(tail -1 "$RESULTS/abi-diff.md" 2>/dev/null || echo "abi-diff: failed ($abi)") (table: $RESULTS/abi-diff.md)"
 [ "$rc" != 0 ] || rc=$abi
 exit "$rc"

@@ -294,5 +294,65 @@ class ToyArchAndTree(unittest.TestCase):
             self.assertIn('"9.9"', text)
 
 
+class Changes(unittest.TestCase):
+    """matrix.py change DIR: a change directory, checked."""
+
+    def setUp(self):
+        self.d = tempfile.mkdtemp(prefix='clone3-change-')
+        self.c = os.path.join(self.d, 'pidfd-thread')
+        shutil.copytree(os.path.join(ROOT, 'changes', 'pidfd-thread'),
+                        self.c)
+        self.m = matrix.Matrix(ROOT)
+
+    def tearDown(self):
+        shutil.rmtree(self.d)
+
+    def error(self) -> str:
+        with self.assertRaises(matrix.DataError) as e:
+            matrix.check_change(self.m, self.c)
+        msg = str(e.exception)
+        self.assertNotIn('\n', msg)
+        return msg
+
+    def test_ours_and_the_example_pass(self):
+        matrix.check_change(self.m, os.path.join(ROOT, 'patches'))
+        matrix.check_change(self.m, self.c)
+
+    def test_no_such_directory(self):
+        shutil.rmtree(self.c)
+        self.assertIn('no such change directory', self.error())
+
+    def test_no_series(self):
+        os.remove(os.path.join(self.c, 'series'))
+        self.assertIn('series: missing', self.error())
+
+    def test_series_names_a_missing_patch(self):
+        with open(os.path.join(self.c, 'series'), 'a',
+                  encoding='utf-8') as f:
+            f.write('0002-gone.patch\n')
+        self.assertIn('0002-gone.patch is missing', self.error())
+
+    def test_declaration_that_does_not_parse(self):
+        with open(os.path.join(self.c, 'abi-change'), 'a',
+                  encoding='utf-8') as f:
+            f.write('allow CLONE_PIDFD was\n')
+        msg = self.error()
+        self.assertIn('abi-change:', msg)
+        self.assertIn('does not parse', msg)
+
+    def test_base_of_an_unknown_tree(self):
+        os.rename(os.path.join(self.c, 'base', '6.12'),
+                  os.path.join(self.c, 'base', '9.9'))
+        self.assertIn('names no tree', self.error())
+
+    def test_main_exit_2_one_line(self):
+        os.remove(os.path.join(self.c, 'series'))
+        err = io.StringIO()
+        with redirect_stderr(err):
+            rc = matrix.main(['change', self.c])
+        self.assertEqual(rc, 2)
+        self.assertEqual(err.getvalue().count('\n'), 1, err.getvalue())
+
+
 if __name__ == '__main__':
     taprunner.main()

@@ -467,5 +467,45 @@ class SummarizeTest(unittest.TestCase):
             self.assertIn('usage', proc.stderr)
 
 
+class OtherChangeTest(unittest.TestCase):
+    """--change-kind other: base is the reference, patched passes all that
+    base passed; the flag's tests need not fail on base."""
+
+    setUp = SummarizeTest.setUp
+    tearDown = SummarizeTest.tearDown
+    put = SummarizeTest.put
+    summarize = SummarizeTest.summarize
+
+    def test_base_that_passes_and_patched_alike(self):
+        for arch in ('x86_64', 'arm64'):
+            self.put('base', arch, PATCHED_OK)
+            self.put('patched', arch, PATCHED_OK)
+        proc = self.summarize('gate', '--change-kind', 'other')
+        self.assertEqual(proc.returncode, 0, proc.stdout)
+        self.assertIn('another change than ours', proc.stdout)
+        # ours would want base to fail
+        self.assertEqual(self.summarize('gate').returncode, 1)
+
+    def test_a_test_that_passed_on_base_fails_on_patched(self):
+        worse = result('fail', 'failed: ...',
+                       clone3_clear_sighand_abi=prog('ours', 'fail', **{
+                           'global.flag_resets_handler': 'fail'}))
+        for arch in ('x86_64', 'arm64'):
+            self.put('base', arch, PATCHED_OK)
+            self.put('patched', arch, PATCHED_OK)
+        self.put('patched', 'arm64', worse)
+        proc = self.summarize('gate', '--change-kind', 'other')
+        self.assertEqual(proc.returncode, 1, proc.stdout)
+        self.assertIn('passed on base, not here: clone3_clear_sighand_abi',
+                      proc.stdout)
+
+    def test_a_failure_on_both_sides_is_no_regression(self):
+        for arch in ('x86_64', 'arm64'):
+            self.put('base', arch, BASE_OK)
+            self.put('patched', arch, BASE_OK)
+        proc = self.summarize('gate', '--change-kind', 'other')
+        self.assertEqual(proc.returncode, 0, proc.stdout)
+
+
 if __name__ == '__main__':
     taprunner.main()

@@ -90,4 +90,4 @@ declared=$CHANGE/abi-change
 [ -e "$declared" ] || declared=/dev/null
 "$PYTHON3" "$S/summarize.py" --results "$RESULTS" --mode mutants --tree "$TREE_NAME" \
 	--rows "$rows" --variants "${variants[*]}" --mutants-dir "$MUTANTS_DIR" \
-	--abi-declared "$declared"
+	--abi-declared "$declared" --change-kind "$(change_is_ours && echo ours || echo other)"

@@ -19,6 +19,8 @@ case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 
 [ $# -le 1 ] || die "usage: make-series.sh [KERNEL_REF]"
 gate_paths
+change_is_ours ||
+	die "make series writes patches/, our change; CHANGE=$CHANGE is another: git format-patch its series into it"
 PATCHES=$ROOT/patches
 # patches/ is the series of the trees that take it as it is: a tree
 # that ports or drops some of it would write its ports into patches/.

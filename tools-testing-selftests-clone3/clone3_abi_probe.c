@@ -816,6 +816,12 @@ static int run_one(const struct input *in, struct record *rec,
 	 * handler table is not read: a change to it would show in the next
 	 * child's table and caller= anyway, and it saves 64 calls each.
 	 */
+	/*
+	 * Compared with memcmp(): the padding of struct entry (after the
+	 * restorer, where unsigned long long is 8-byte aligned and long is
+	 * 4 bytes: arm32) must be zero, as in ref, not what the stack held.
+	 */
+	memset(&after, 0, sizeof(after));
 	if (ret < 0) {
 		memcpy(after.tab, ref.tab, sizeof(ref.tab));
 		read_sets(&after);

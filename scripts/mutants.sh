@@ -83,7 +83,9 @@ done
 rm -f "$RESULTS/.apply-err"
 
 rows=$(for a in $ARCHES; do arch_rows "$a"; done | tr '\n' ' ')
-write_results_meta mutants "$rows" "${variants[*]}"
+# base too: a merge of this shard (report.sh) takes the ABI diff's base
+# from it, as this run does, instead of the twins alone.
+write_results_meta mutants "$rows" "base ${variants[*]}"
 # abi-diff kills too: base -> mutant against the change's abi-change (none:
 # nothing may change).
 declared=$CHANGE/abi-change

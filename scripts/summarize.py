@@ -880,6 +880,9 @@ def merge_tree(args, found: ShardResults, notes: List[str],
     for variant, _ in mutant_list(args):
         for row in args.rows:
             asked.add((variant, row))
+    # base: the ABI diff's reference, when a shard holds it
+    for row in args.rows if args.abi_decl is not None else []:
+        asked.add((args.abi_base, row))
     notes += unasked(found, asked)
     return mutants(load, args, out, notes)
 

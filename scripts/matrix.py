@@ -24,7 +24,8 @@ only the known keys, each once, with values of the shape below and
 nothing the shell would expand.  A bad file is one line naming the file
 and the key, and exit 2.
 
-usage: matrix.py check                 check every data file
+usage: matrix.py check                 check every data file, and every
+                                       change (patches/, changes/*/)
        matrix.py arches                every arch, in the default order
        matrix.py trees                 every tree, oldest first
        matrix.py default-tree          the tree a run takes without KERNEL
@@ -33,6 +34,9 @@ usage: matrix.py check                 check every data file
                                        and tree (.ci/run installs them)
        matrix.py ci [--write]          the CI pipelines' matrices: check
                                        them (exit 1 when stale) or rewrite
+       matrix.py change DIR            check one change directory (CHANGE=
+                                       DIR: series, abi-change, base/,
+                                       mutants/); the gate runs it first
 """
 
 import os
@@ -503,6 +507,14 @@ def main(argv: List[str]) -> int:
         return 2
     try:
         m = Matrix(ROOT)
+        if cmd == 'check':
+            # Every change of the repository: ours and changes/*.
+            changes = os.path.join(ROOT, 'changes')
+            for d in [os.path.join(ROOT, 'patches')] + sorted(
+                    os.path.join(changes, c) for c in (
+                        os.listdir(changes) if os.path.isdir(changes)
+                        else [])):
+                check_change(m, d)
         if cmd == 'arches':
             print(' '.join(m.arches))
         elif cmd == 'trees':

@@ -321,11 +321,24 @@ def some(items: List[str], n: int = 3) -> str:
     return ', '.join(shown)
 
 
-def mutant_cell(data: dict) -> dict:
+def failed_on(data: Optional[dict]) -> set:
+    """Every failed "program:subtest" and program (any suite) of a run."""
+    out = set()
+    for name, prog in (data or {}).get('programs', {}).items():
+        if prog.get('result') in ('fail', 'timeout'):
+            out.add(name)
+        out |= {'%s:%s' % (name, sub) for sub, r in
+                prog.get('subtests', {}).items() if r == 'fail'}
+    return out
+
+
+def mutant_cell(data: dict, also_on_base: Optional[set] = None) -> dict:
     """-> dict: killed, upstream_killed, glibc_killed, killers,
     ours/upstream/glibc (failed tests), ours_text/upstream_text/glibc_text
     (the matrix cells, for a row where the mutant must be killed).  A
-    failed glibc row kills as a failed test of ours does."""
+    failed glibc row kills as a failed test of ours does.  ALSO_ON_BASE
+    (another change than ours: failed_on of base's run) is left out: what
+    failed before the change proves nothing about a mutant of it."""
     cell = {'status': data['status'], 'killed': False,
             'upstream_killed': False, 'glibc_killed': False, 'ours': [],
             'upstream': [], GLIBC: [], 'killers': [], 'timeouts': False}
@@ -336,6 +349,13 @@ def mutant_cell(data: dict) -> dict:
     subs, progs = failed_items(data, 'ours')
     usubs, uprogs = failed_items(data, 'upstream')
     gsubs, gprogs = failed_items(data, GLIBC)
+    if also_on_base:
+        def new(items):
+            return [i for i in items
+                    if i not in also_on_base and
+                    i.split(' (', 1)[0] not in also_on_base]
+        subs, progs, usubs, uprogs, gsubs, gprogs = (
+            new(x) for x in (subs, progs, usubs, uprogs, gsubs, gprogs))
     cell['ours'], cell['upstream'] = subs + progs, usubs + uprogs
     cell[GLIBC] = gsubs + gprogs
     cell['upstream_text'] = some(usubs + uprogs) or '-'
@@ -594,7 +614,9 @@ def mutants(load: Loader, args, out: str, notes: List[str]) -> int:
             if res.data is None:
                 cell = missing_cell(res.why)
             else:
-                cell = mutant_cell(res.data)
+                cell = mutant_cell(res.data, failed_on(
+                    load(args.abi_base, row).data)
+                    if args.change_kind != 'ours' else None)
                 ran |= our_subtests(res.data)
                 failed_somewhere |= set(cell['ours'])
             if args.abi_decl is not None:

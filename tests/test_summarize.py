@@ -499,6 +499,26 @@ class OtherChangeTest(unittest.TestCase):
         self.assertIn('passed on base, not here: clone3_clear_sighand_abi',
                       proc.stdout)
 
+    def test_mutant_failing_only_what_base_failed_survives(self):
+        SummarizeTest.write_mutant(self, '01-old', 'mutant: old', 'x')
+        SummarizeTest.write_mutant(self, '02-new', 'mutant: new', 'y')
+        worse = result('fail', 'failed: ...',
+                       clone3_clear_sighand_abi=prog('ours', 'fail', **{
+                           'global.flag_resets_handler': 'fail'}))
+        for arch in ('x86_64', 'arm64'):
+            self.put('base', arch, worse)
+            self.put('mutant-01-old', arch, worse)
+            self.put('mutant-02-new', arch, result(
+                'fail', 'failed: ...',
+                clone3_clear_sighand_abi=prog('ours', 'fail', **{
+                    'global.flag_resets_handler': 'fail',
+                    'global.no_flag_keeps_handler': 'fail'})))
+        proc = self.summarize('mutants', '--change-kind', 'other',
+                              '--abi-declared', 'none')
+        self.assertEqual(proc.returncode, 1, proc.stdout)
+        self.assertIn('| mutant-01-old | SURVIVED', proc.stdout)
+        self.assertIn('| mutant-02-new | killed by', proc.stdout)
+
     def test_a_failure_on_both_sides_is_no_regression(self):
         for arch in ('x86_64', 'arm64'):
             self.put('base', arch, BASE_OK)

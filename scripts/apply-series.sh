@@ -18,6 +18,9 @@ case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 
 [ $# -eq 1 ] && [ -n "$1" ] || die "usage: make apply KSRC=/path/to/linux"
 ROOT=$(repo_root)
+change_paths
+change_is_ours ||
+	die "make apply applies patches/, our change (it knows its flag); CHANGE=$CHANGE is another: git am its series"
 [ -d "$1" ] || die "KSRC=$1: no such directory"
 T=$(cd "$1" && pwd)
 [ -f "$T/Makefile" ] && [ -f "$T/kernel/fork.c" ] ||

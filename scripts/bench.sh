@@ -19,6 +19,9 @@
 #   boot to verdict per arch (patched kernel, median of BOOTS boots)
 #   mutant cost per arch after the first (BENCH_MUTANTS mutants)
 #   the spawner's benchmark on the host and in each guest
+#   glibc's posix_spawn() in each guest, patched and base, the guest's
+#   glibc and Debian 12's 2.36, 0 / 8 / 64 handlers (BENCH_GLIBC_SPAWNS
+#   spawns a round, default 20)
 # BENCH_COLD=0 skips the tree preparation and the cold gate and works in
 # the tree's own work directory, on its warm build; those rows then say
 # they were not measured.  Writes RESULTS/bench.md of that directory.
@@ -260,6 +263,28 @@ for a in $ARCHES; do
 	sed -n 's/^    \(|.*|\)\r\{0,1\}$/\1/p' "$WORK/spawn-bench-$a.log" >"$WORK/spawn-bench-$a.md"
 done
 
+# glibc's posix_spawn() in each guest, on patched and on base: the
+# guest's glibc (GLIBC_SUITE's) and Debian 12's 2.36, statically linked
+# into glibc_spawn_target, with 0, 8 and 64 handlers installed; each row
+# the microseconds per spawn, the path glibc took and the child's
+# sigaction calls before exec (consumers/glibc/glibc_spawn.c).
+for a in $ARCHES; do
+	: >"$WORK/glibc-bench-$a.md"
+	for v in patched base; do
+		echo "bench: glibc's posix_spawn in the $a guest, $v kernel ..."
+		# the gate's own choice of source and build for the variant
+		{ read -r src; read -r build; read -r _; } < <("$S/variant-build.sh" "$v")
+		img=$("$S/build-kernel.sh" "$a" "$src" "$(kbuild_dir "$a" "$build")")
+		BOOT_TIMEOUT=300 BOOT_SILENCE=120 "$S/boot.sh" "$a" "$img" \
+			"$(initramfs_path "$a")" "$WORK/glibc-bench-$a-$v.log" \
+			CLONE3_GATE_RUN=glibc_spawn CLONE3_GLIBC_BENCH=${BENCH_GLIBC_SPAWNS:-20} >>"$LOG" 2>&1 ||
+			echo "bench: the $a glibc bench on $v did not finish (log: $WORK/glibc-bench-$a-$v.log)"
+		sed -n 's/^    \(| [0-9].*|\)\r\{0,1\}$/\1/p' "$WORK/glibc-bench-$a-$v.log" |
+			sed "s/^/| $v /" >>"$WORK/glibc-bench-$a.md"
+	done
+done
+"$S/checkout-variant.sh" patched >/dev/null
+
 # The targets, as ratios to kunit.py's figure of the same run (DESIGN.md).
 n=$(echo $ARCHES | wc -w)
 cold_target=1.5
@@ -327,6 +352,15 @@ verdict() {
 			echo
 		fi
 		cat "$WORK/spawn-bench-$a.md"
+	done
+	for a in $ARCHES; do
+		[ -s "$WORK/glibc-bench-$a.md" ] || continue
+		echo
+		echo "glibc's posix_spawn() in the $a guest (TCG; us per spawn and waitpid, the median of 3 rounds of ${BENCH_GLIBC_SPAWNS:-20}):"
+		echo
+		echo "| kernel | glibc | handlers | us per spawn | path | child's sigaction calls |"
+		echo "|---|---|---|---|---|---|"
+		cat "$WORK/glibc-bench-$a.md"
 	done
 } >"$OUT.tmp"
 mv "$OUT.tmp" "$OUT"

@@ -29,8 +29,8 @@ INIT = None
 BUILD = None
 
 MEET = ('/usr/bin/touch "$MEET/%s"; i=0; '
-        'while [ ! -e "$MEET/%s" ] && [ $i -lt 30 ]; do '
-        '/bin/sleep 0.05; i=$((i+1)); done; [ $i -lt 30 ] && echo met')
+        'while [ ! -e "$MEET/%s" ] && [ $i -lt 100 ]; do '
+        '/bin/sleep 0.05; i=$((i+1)); done; [ $i -lt 100 ] && echo met')
 
 PROGRAMS = {
     'good': 'echo "TAP version 13"; echo "1..1"; echo "ok 1 global.a"',
@@ -45,7 +45,7 @@ PROGRAMS = {
     'orphan': '(/bin/sleep 300; echo never) & echo parent-exits',
     'escape': '/usr/bin/setsid /bin/sleep 300 & echo escaped',
     'long': '/usr/bin/head -c 10000 /dev/zero | /usr/bin/tr "\\0" x; echo',
-    # Each passes only when the other runs at the same time (1.5 s at most).
+    # Each passes only when the other runs at the same time (5 s at most).
     'meet_a': MEET % ('a', 'b'),
     'meet_b': MEET % ('b', 'a'),
 }
@@ -304,6 +304,7 @@ class InitTest(unittest.TestCase):
 
     def meet(self, *names, jobs='2', compat=None):
         meet = tempfile.mkdtemp(prefix='init-test-meet.')
+        self.settings('timeout=20')
         try:
             if compat:
                 self.compat(compat)

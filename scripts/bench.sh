@@ -19,16 +19,25 @@
 #   boot to verdict per arch (patched kernel, median of BOOTS boots)
 #   mutant cost per arch after the first (BENCH_MUTANTS mutants)
 #   the spawner's benchmark on the host and in each guest
+#   glibc's posix_spawn() in each guest, patched and base, the guest's
+#   glibc and Debian 12's 2.36, 0 / 8 / 64 handlers (BENCH_GLIBC_SPAWNS
+#   spawns a round, default 20)
 # BENCH_COLD=0 skips the tree preparation and the cold gate and works in
 # the tree's own work directory, on its warm build; those rows then say
-# they were not measured.  Writes RESULTS/bench.md of that directory.
+# they were not measured.  BENCH_ONLY=guests (implies BENCH_COLD=0)
+# measures only what runs in the guests: boot to verdict, the spawner's
+# and glibc's benches; no kunit.py, so no ratio.  Writes RESULTS/bench.md
+# of that directory.
 #
 # usage: bench.sh
 set -eu
 case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 
-[ $# -eq 0 ] || die "usage: make bench [ARCHES=...] [KERNEL=...] [BENCH_COLD=0]"
+[ $# -eq 0 ] || die "usage: make bench [ARCHES=...] [KERNEL=...] [BENCH_COLD=0] [BENCH_ONLY=guests]"
+BENCH_ONLY=${BENCH_ONLY:-}
+case $BENCH_ONLY in '' | guests) ;; *) die "BENCH_ONLY=$BENCH_ONLY: use guests, or leave it unset" ;; esac
 BENCH_COLD=${BENCH_COLD:-1}
+[ -z "$BENCH_ONLY" ] || BENCH_COLD=0
 case $BENCH_COLD in 0 | 1) ;; *) die "BENCH_COLD=$BENCH_COLD: use 0 or 1" ;; esac
 [ "$BENCH_COLD" = 0 ] || WORK=${BENCH_WORK:-build/bench-${KERNEL:-$(matrix default-tree)}}
 # The figures are of builds: no image comes from a shared cache.
@@ -100,13 +109,18 @@ fi
 "$S/checkout-variant.sh" patched >/dev/null
 KUNIT="$PYTHON3 $TREE/tools/testing/kunit/kunit.py run --arch=x86_64 --build_dir=$WORK/kunit --jobs=$(nproc)"
 
-rm -rf "$WORK/kunit"
-timed kunit_cold $KUNIT
-for i in $(seq "$WARM_RUNS"); do
-	touch "$TREE/kernel/fork.c"
-	timed "kunit_warm_$i" $KUNIT
-done
-median kunit_warm
+# guests: what runs in the guests only (BENCH_ONLY=guests)
+guests=0
+[ "$BENCH_ONLY" != guests ] || guests=1
+if [ "$guests" = 0 ]; then
+	rm -rf "$WORK/kunit"
+	timed kunit_cold $KUNIT
+	for i in $(seq "$WARM_RUNS"); do
+		touch "$TREE/kernel/fork.c"
+		timed "kunit_warm_$i" $KUNIT
+	done
+	median kunit_warm
+fi
 
 # The 64-bit arches: those whose compiler defines __LP64__ (the toolchain
 # says it; no list of names here).
@@ -168,9 +182,11 @@ warm_once() {
 	git -C "$TREE" update-ref refs/heads/patched "$edit"
 	ARCHES=$2 timed "$1" "$S/gate.sh"
 }
-warm gate_warm "$ARCHES"
-[ "$(echo $ARCHES)" = "$WARM64" ] || [ "$(echo $ARCHES | wc -w)" -le 3 ] ||
-	warm gate_warm64 "$WARM64"
+if [ "$guests" = 0 ]; then
+	warm gate_warm "$ARCHES"
+	[ "$(echo $ARCHES)" = "$WARM64" ] || [ "$(echo $ARCHES | wc -w)" -le 3 ] ||
+		warm gate_warm64 "$WARM64"
+fi
 git -C "$TREE" update-ref refs/heads/patched "$orig"
 "$S/checkout-variant.sh" patched >/dev/null
 trap - EXIT
@@ -201,33 +217,35 @@ for a in $ARCHES; do
 	printf 'bench: boot to verdict %s: %.1f s (median of %d)\n' "$a" "${W[boot_$a]}" "$BOOTS"
 done
 
-# Mutants: the first one pays for the switch from patched and is run on
-# its own; the next BENCH_MUTANTS are what each further mutant costs.
-mapfile -t all < <(find patches/mutants -maxdepth 1 -name '*.patch' | sort)
-for d in first further; do
-	rm -rf "$WORK/bench-mutants-$d"
-	mkdir -p "$WORK/bench-mutants-$d"
-done
-cp "${all[0]}" "$WORK/bench-mutants-first/"
-cp "${all[@]:1:$BENCH_MUTANTS}" "$WORK/bench-mutants-further/"
-n_arches=$(echo $ARCHES | wc -w)
-# Each mutant is measured as a new one: an earlier bench (or make
-# mutants) may have kept its kernels, boots and fork.c object, which
-# would make the figure that of a rerun.  The kept images of the patched
-# builds are dropped (a cache: the next gate relinks), and the mutants
-# run with REBOOT=1 and ccache off.
-for a in $ARCHES; do
-	rm -rf "$(kbuild_dir "$a" patched)/.clone3-images"
-done
-run_mutants() {
-	MUTANTS_DIR=$1 REBOOT=1 CCACHE_DISABLE=1 "$S/mutants.sh" || [ $? = 1 ]
-}
-timed mutant_first run_mutants "$WORK/bench-mutants-first"
-timed mutants_further run_mutants "$WORK/bench-mutants-further"
-W[mutant]=$(echo "scale=1; ${W[mutants_further]} / $BENCH_MUTANTS / $n_arches" | bc)
-C[mutant]=$(echo "scale=1; ${C[mutants_further]} / $BENCH_MUTANTS / $n_arches" | bc)
+if [ "$guests" = 0 ]; then
+	# Mutants: the first one pays for the switch from patched and is run on
+	# its own; the next BENCH_MUTANTS are what each further mutant costs.
+	mapfile -t all < <(find patches/mutants -maxdepth 1 -name '*.patch' | sort)
+	for d in first further; do
+		rm -rf "$WORK/bench-mutants-$d"
+		mkdir -p "$WORK/bench-mutants-$d"
+	done
+	cp "${all[0]}" "$WORK/bench-mutants-first/"
+	cp "${all[@]:1:$BENCH_MUTANTS}" "$WORK/bench-mutants-further/"
+	n_arches=$(echo $ARCHES | wc -w)
+	# Each mutant is measured as a new one: an earlier bench (or make
+	# mutants) may have kept its kernels, boots and fork.c object, which
+	# would make the figure that of a rerun.  The kept images of the patched
+	# builds are dropped (a cache: the next gate relinks), and the mutants
+	# run with REBOOT=1 and ccache off.
+	for a in $ARCHES; do
+		rm -rf "$(kbuild_dir "$a" patched)/.clone3-images"
+	done
+	run_mutants() {
+		MUTANTS_DIR=$1 REBOOT=1 CCACHE_DISABLE=1 "$S/mutants.sh" || [ $? = 1 ]
+	}
+	timed mutant_first run_mutants "$WORK/bench-mutants-first"
+	timed mutants_further run_mutants "$WORK/bench-mutants-further"
+	W[mutant]=$(echo "scale=1; ${W[mutants_further]} / $BENCH_MUTANTS / $n_arches" | bc)
+	C[mutant]=$(echo "scale=1; ${C[mutants_further]} / $BENCH_MUTANTS / $n_arches" | bc)
 
-"$S/spawn-bench.sh" >>"$LOG" 2>&1 || echo "bench: spawn bench failed (log: $LOG)"
+	"$S/spawn-bench.sh" >>"$LOG" 2>&1 || echo "bench: spawn bench failed (log: $LOG)"
+fi
 
 # The spawner's benchmark inside each guest (patched kernel): init runs
 # only that program; its markdown table is read back from the console.
@@ -260,6 +278,28 @@ for a in $ARCHES; do
 	sed -n 's/^    \(|.*|\)\r\{0,1\}$/\1/p' "$WORK/spawn-bench-$a.log" >"$WORK/spawn-bench-$a.md"
 done
 
+# glibc's posix_spawn() in each guest, on patched and on base: the
+# guest's glibc (GLIBC_SUITE's) and Debian 12's 2.36, statically linked
+# into glibc_spawn_target, with 0, 8 and 64 handlers installed; each row
+# the microseconds per spawn, the path glibc took and the child's
+# sigaction calls before exec (consumers/glibc/glibc_spawn.c).
+for a in $ARCHES; do
+	: >"$WORK/glibc-bench-$a.md"
+	for v in patched base; do
+		echo "bench: glibc's posix_spawn in the $a guest, $v kernel ..."
+		# the gate's own choice of source and build for the variant
+		{ read -r src; read -r build; read -r _; } < <("$S/variant-build.sh" "$v")
+		img=$("$S/build-kernel.sh" "$a" "$src" "$(kbuild_dir "$a" "$build")")
+		BOOT_TIMEOUT=300 BOOT_SILENCE=120 "$S/boot.sh" "$a" "$img" \
+			"$(initramfs_path "$a")" "$WORK/glibc-bench-$a-$v.log" \
+			CLONE3_GATE_RUN=glibc_spawn CLONE3_GLIBC_BENCH=${BENCH_GLIBC_SPAWNS:-20} >>"$LOG" 2>&1 ||
+			echo "bench: the $a glibc bench on $v did not finish (log: $WORK/glibc-bench-$a-$v.log)"
+		sed -n 's/^    \(| [0-9].*|\)\r\{0,1\}$/\1/p' "$WORK/glibc-bench-$a-$v.log" |
+			sed "s/^/| $v /" >>"$WORK/glibc-bench-$a.md"
+	done
+done
+"$S/checkout-variant.sh" patched >/dev/null
+
 # The targets, as ratios to kunit.py's figure of the same run (DESIGN.md).
 n=$(echo $ARCHES | wc -w)
 cold_target=1.5
@@ -280,7 +320,9 @@ verdict() {
 {
 	echo "| figure | ours: wall (CPU) | kunit.py run --arch=x86_64 | ratio | target |"
 	echo "|---|---|---|---|---|"
-	if [ "$BENCH_COLD" = 1 ]; then
+	if [ "$guests" = 1 ]; then
+		:
+	elif [ "$BENCH_COLD" = 1 ]; then
 		row "tree preparation (unpack, import, base, patched)" "$(cell tree)" "" "" \
 			"60 s: $(verdict "${W[tree]}" 60)"
 		if [ -n "${W[gate_cold64]:-}" ]; then
@@ -295,8 +337,8 @@ verdict() {
 	else
 		row "cold gate, $n arches" "not measured (BENCH_COLD=0)" "$(cell kunit_cold) cold" "" ""
 	fi
-	r=$(ratio "${W[gate_warm]}" "${W[kunit_warm]}")
-	row "warm gate after an edit of patched kernel/fork.c, $n arches" "$(cell gate_warm)" \
+	[ "$guests" = 1 ] || r=$(ratio "${W[gate_warm]}" "${W[kunit_warm]}")
+	[ "$guests" = 1 ] || row "warm gate after an edit of patched kernel/fork.c, $n arches" "$(cell gate_warm)" \
 		"$(cell kunit_warm) warm" "$r" "1.2x: $(verdict "$r" 1.2)"
 	if [ -n "${W[gate_warm64]:-}" ]; then
 		r=$(ratio "${W[gate_warm64]}" "${W[kunit_warm]}")
@@ -307,12 +349,14 @@ verdict() {
 		row "boot to verdict, $a (TCG)" "$(printf '%.1f s' "${W[boot_$a]}")" "" "" \
 			"3 s: $(verdict "${W[boot_$a]}" 3)"
 	done
-	r=$(ratio "${W[mutant]}" "${W[kunit_warm]}")
-	row "each mutant after the first, per arch" "${W[mutant]} s (${C[mutant]} s CPU)" \
-		"$(cell kunit_warm) warm" "$r" "0.4x: $(verdict "$r" 0.4)"
+	if [ "$guests" = 0 ]; then
+		r=$(ratio "${W[mutant]}" "${W[kunit_warm]}")
+		row "each mutant after the first, per arch" "${W[mutant]} s (${C[mutant]} s CPU)" \
+			"$(cell kunit_warm) warm" "$r" "0.4x: $(verdict "$r" 0.4)"
+	fi
 	echo
 	echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, $(uname -r) host, tree $TREE_NAME, ACCEL=$ACCEL."
-	if [ -f "$RESULTS/spawn-bench-host.md" ]; then
+	if [ "$guests" = 0 ] && [ -f "$RESULTS/spawn-bench-host.md" ]; then
 		echo
 		echo "Spawn bench on the host (its runs one by one: $(basename "$RESULTS")/spawn-bench-host.md):"
 		sed -e '1d' -e '/^## Each run/,$d' "$RESULTS/spawn-bench-host.md"
@@ -327,6 +371,15 @@ verdict() {
 			echo
 		fi
 		cat "$WORK/spawn-bench-$a.md"
+	done
+	for a in $ARCHES; do
+		[ -s "$WORK/glibc-bench-$a.md" ] || continue
+		echo
+		echo "glibc's posix_spawn() in the $a guest (TCG; us per spawn and waitpid, the median of 3 rounds of ${BENCH_GLIBC_SPAWNS:-20}):"
+		echo
+		echo "| kernel | glibc | handlers | us per spawn | path | child's sigaction calls |"
+		echo "|---|---|---|---|---|---|"
+		cat "$WORK/glibc-bench-$a.md"
 	done
 } >"$OUT.tmp"
 mv "$OUT.tmp" "$OUT"

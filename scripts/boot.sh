@@ -53,7 +53,7 @@ need_cmd "$QEMU_BIN" "$QEMU_PKG"
 need_cmd setpriv util-linux
 mkdir -p "$(dirname "$LOG")"
 
-args=(-machine "$MACHINE" -cpu "$CPU" -m "$MEM" -accel "$ACCEL"
+args=(-machine "$MACHINE" -cpu "$CPU" -m "$MEM" -smp "$SMP" -accel "$ACCEL"
 	-nodefaults -no-user-config -display none -nic none -no-reboot
 	-serial "file:$LOG.partial"
 	-kernel "$KERNEL" -initrd "$INITRD"

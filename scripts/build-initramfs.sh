@@ -97,7 +97,13 @@ suite_files() {
 # The entries of the runtimes, each path once (both have /lib, /usr/lib).
 #   runtime_entries RUNTIME...
 runtime_entries() {
-	local r
+	local r odd
+	# checked here, in this shell: a die inside the pipeline below would
+	# end only its subshell
+	for r in "$@"; do
+		odd=$(find "$r" -mindepth 1 ! -type d ! -type f ! -type l -print -quit)
+		[ -z "$odd" ] || die "$odd: not a file, directory or symlink (a broken glibc runtime: remove $r)"
+	done
 	for r in "$@"; do
 		(cd "$r" && find . -mindepth 1 ! -name .clone3-glibc-runtime -printf '%y %P %l\n') |
 			while read -r type path link; do
@@ -105,7 +111,6 @@ runtime_entries() {
 				d) echo "dir /$path 0755 0 0" ;;
 				f) echo "file /$path $r/$path 0755 0 0" ;;
 				l) echo "slink /$path $link 0777 0 0" ;;
-				*) die "$r/$path: not a file, directory or symlink" ;;
 				esac
 			done
 	done | LC_ALL=C sort -k2,2 -u

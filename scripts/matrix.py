@@ -72,6 +72,7 @@ ARCH_KEYS = {
     'MACHINE': r'[A-Za-z0-9_.,=-]+',
     'CPU': r'[A-Za-z0-9_.,=+-]+',
     'MEM': r'[0-9]+[MG]',
+    'SMP': r'[1-8]',                   # CPUs: programs run side by side
     'CONSOLE': r'[A-Za-z0-9]+',
     'BIOS': r'(' + WORD + r')?',
     'QEMU_ARGS': r'(' + SAFE + r'| )*',

@@ -91,6 +91,11 @@ if build "glibc_spawn (host, glibc $(ldd --version | sed -n '1s/.* //p'))" gcc "
 	echo "$OUT" | grep '^# glibc 2'
 	expect "glibc 2.36: CLONE3_GLIBC_EXPECT=clone3 fails" 1 env CLONE3_GLIBC_EXPECT=clone3 "$D/spawn-host"
 	expect_output "glibc 2.36: ... on spawn_path alone" '^not ok 1 spawn_path$'
+	expect "glibc 2.36: the bench (CLONE3_GLIBC_BENCH=2)" 0 env CLONE3_GLIBC_BENCH=2 "$D/spawn-host"
+	expect_output "glibc 2.36: ... a row with 8 handlers: the old path, the child resets them" \
+		'^\| 2\.36 \| 8 \| [0-9]+ \| no CLONE_CLEAR_SIGHAND asked \(old glibc\) \| [1-9][0-9]* \|$'
+	expect "glibc 2.36: the bench refuses CLONE3_GLIBC_BENCH=0" 2 env CLONE3_GLIBC_BENCH=0 "$D/spawn-host"
+	expect_output "glibc 2.36: ... saying what it wants" 'CLONE3_GLIBC_BENCH=0: want 1\.\.10000 spawns'
 fi
 
 # (b) Debian 13's glibc 2.41
@@ -118,6 +123,11 @@ if build "glibc_spawn (host, run with glibc 2.41)" gcc "$B" \
 	expect_output "glibc 2.41: ... and the other rows pass" '^# 10 rows, 1 failed'
 	expect "glibc 2.41: CLONE3_GLIBC_EXPECT=bogus is refused" 1 env CLONE3_GLIBC_EXPECT=bogus "$B"
 	expect_output "glibc 2.41: ... with a reason" 'SKIP CLONE3_GLIBC_EXPECT=bogus'
+	expect "glibc 2.41: the bench (CLONE3_GLIBC_BENCH=2)" 0 env CLONE3_GLIBC_BENCH=2 "$B"
+	expect_output "glibc 2.41: ... a row with 0 handlers: clone3 with the flag, no sigaction" \
+		'^\| 2\.41 \| 0 \| [0-9]+ \| clone3 with CLONE_CLEAR_SIGHAND \| 0 \|$'
+	expect_output "glibc 2.41: ... and one with every handler" \
+		'^\| 2\.41 \| [1-9][0-9] \| [0-9]+ \| clone3 with CLONE_CLEAR_SIGHAND \| 0 \|$'
 
 	# A kernel without the flag, as glibc sees it: clone3 fails with EINVAL.
 	cat >"$D/no-clone3.c" <<'NOCLONE3'

@@ -28,6 +28,10 @@ REPORT = taprunner.script('ktap-report.py')
 INIT = None
 BUILD = None
 
+MEET = ('/usr/bin/touch "$MEET/%s"; i=0; '
+        'while [ ! -e "$MEET/%s" ] && [ $i -lt 100 ]; do '
+        '/bin/sleep 0.05; i=$((i+1)); done; [ $i -lt 100 ] && echo met')
+
 PROGRAMS = {
     'good': 'echo "TAP version 13"; echo "1..1"; echo "ok 1 global.a"',
     'bad': 'echo "not ok 1 global.flag_b"; exit 1',
@@ -41,6 +45,9 @@ PROGRAMS = {
     'orphan': '(/bin/sleep 300; echo never) & echo parent-exits',
     'escape': '/usr/bin/setsid /bin/sleep 300 & echo escaped',
     'long': '/usr/bin/head -c 10000 /dev/zero | /usr/bin/tr "\\0" x; echo',
+    # Each passes only when the other runs at the same time (5 s at most).
+    'meet_a': MEET % ('a', 'b'),
+    'meet_b': MEET % ('b', 'a'),
 }
 
 
@@ -294,6 +301,50 @@ class InitTest(unittest.TestCase):
         proc = self.run_init('good', 'good', env={'CLONE3_GATE_FAULT':
                                                   'cut'})
         self.assertEqual(len(self.begins(proc.stdout)), 1)
+
+    def meet(self, *names, jobs='2', compat=None):
+        meet = tempfile.mkdtemp(prefix='init-test-meet.')
+        self.settings('timeout=20')
+        try:
+            if compat:
+                self.compat(compat)
+            return self.run_init(*names, env={'CLONE3_GATE_JOBS': jobs,
+                                              'MEET': meet})
+        finally:
+            shutil.rmtree(meet)
+
+    def test_programs_run_side_by_side_in_order(self):
+        proc = self.meet('meet_a', 'meet_b')
+        self.assertEqual(proc.returncode, 0, proc.stdout)
+        lines = proc.stdout.splitlines()
+        self.assertEqual([x for x in lines if re.match(r'^(    met|ok)', x)],
+                         ['    met', 'ok 1 meet_a', '    met', 'ok 2 meet_b'])
+
+    def test_one_job_runs_one_program_at_a_time(self):
+        proc = self.meet('meet_a', 'meet_b', jobs='1')
+        self.assertIn('not ok 1 meet_a # exit=1', proc.stdout)
+        self.assertIn('ok 2 meet_b', proc.stdout)
+
+    def test_bad_jobs_value_is_said_and_runs_one_at_a_time(self):
+        proc = self.meet('meet_a', 'meet_b', jobs='0')
+        self.assertEqual(proc.stdout.splitlines()[0],
+                         'init: CLONE3_GATE_JOBS=0 is not 1..8; '
+                         'one program at a time')
+        self.assertIn('not ok 1 meet_a # exit=1', proc.stdout)
+
+    def test_compat_document_runs_beside_the_native_one(self):
+        proc = self.meet('meet_a', compat=['meet_b'])
+        self.assertEqual(proc.returncode, 0, proc.stdout)
+        native, compat = self.report(proc.stdout, compat='ia32')
+        self.assertEqual(native['status'], 'pass', native['reason'])
+        self.assertEqual(compat['status'], 'pass', compat['reason'])
+
+    def test_leftovers_of_one_program_spare_the_other(self):
+        # orphan's runner kills what orphan left while meet_a still runs
+        proc = self.meet('orphan', 'meet_a', 'escape', 'meet_b')
+        self.assertEqual(proc.returncode, 0, proc.stdout)
+        self.assertNotIn('never', proc.stdout)
+        self.assertEqual(sleepers(), [])
 
     def report(self, stdout, variant='patched', compat=None):
         log = os.path.join(self.root, 'console.log')

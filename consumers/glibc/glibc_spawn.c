@@ -32,6 +32,14 @@
  * gate's guests), that one is exec'd instead: it starts without a
  * dynamic loader, some ten times faster under TCG; what runs before the
  * exec, glibc's posix_spawn(), is this program's glibc all the same.
+ *
+ * CLONE3_GLIBC_BENCH=N (make bench) prints no KTAP rows but a table: the
+ * microseconds one posix_spawn() and waitpid() of the target take (the
+ * median of three rounds of N spawns) with 0, 8 and 64 handlers installed
+ * (64: every signal that takes one), the path glibc took and the
+ * sigaction calls its child made before exec; then the same rows of the
+ * static target, whose posix_spawn() is the glibc it was linked with
+ * (Debian 12's 2.36 in the gate's guests).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -113,6 +121,10 @@ static volatile sig_atomic_t foreign_sig;
 /* The signals glibc lets a program catch: sigaction() takes a handler. */
 static int catchable[MAX_SIG + 1];
 static int max_sig;
+/* CLONE3_GLIBC_BENCH: spawns per round, 0 for the KTAP rows. */
+static int bench_spawns;
+/* install_handlers() covers the first this many catchable signals. */
+static int handler_limit = MAX_SIG;
 
 static double now_ms(void)
 {
@@ -178,15 +190,16 @@ static int is_fault(int sig)
 static void install_handlers(struct sigaction *saved)
 {
 	struct sigaction sa;
-	int sig;
+	int sig, n;
 
 	owner = getpid();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	for (sig = 1; sig <= max_sig; sig++) {
+	for (sig = 1, n = 0; sig <= max_sig && n < handler_limit; sig++) {
 		if (!catchable[sig])
 			continue;
+		n++;
 		sa.sa_flags = SA_RESTART | (is_fault(sig) ? SA_RESETHAND : 0);
 		sigaction(sig, &sa, &saved[sig]);
 	}
@@ -194,15 +207,17 @@ static void install_handlers(struct sigaction *saved)
 
 static void restore_handlers(const struct sigaction *saved)
 {
-	int sig;
+	int sig, n;
 
-	for (sig = 1; sig <= max_sig; sig++)
-		if (catchable[sig])
+	for (sig = 1, n = 0; sig <= max_sig && n < handler_limit; sig++)
+		if (catchable[sig]) {
+			n++;
 			sigaction(sig, &saved[sig], NULL);
+		}
 }
 
 /* Which signals take a handler; prints those that do not. */
-static void find_catchable(void)
+static int find_catchable(void)
 {
 	struct sigaction sa, old;
 	char refused[128] = "";
@@ -225,8 +240,10 @@ static void find_catchable(void)
 					" %d", sig);
 		}
 	}
-	printf("# handlers go on %d signals of 1..%d; sigaction refuses:%s\n",
-	       n, max_sig, refused);
+	if (!bench_spawns)
+		printf("# handlers go on %d signals of 1..%d; sigaction refuses:%s\n",
+		       n, max_sig, refused);
+	return n;
 }
 
 static unsigned long long catchable_set(void)
@@ -291,13 +308,18 @@ static int child_report(int fd)
 	return write(fd, line, len) == len ? 0 : 3;
 }
 
+static int bench_rows(const char *argv0, const char *spawns);
+
 static int child_mode(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--exit"))
 		return atoi(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "--report"))
 		return child_report(atoi(argv[2]));
-	fprintf(stderr, "usage: %s [--exit N | --report FD]\n", argv[0]);
+	if (argc == 3 && !strcmp(argv[1], "--bench-rows"))
+		return bench_rows(argv[0], argv[2]);
+	fprintf(stderr, "usage: %s [--exit N | --report FD | --bench-rows N]\n",
+		argv[0]);
 	return 2;
 }
 
@@ -1203,6 +1225,114 @@ static const char *find_self(const char *argv0)
 	return found;
 }
 
+/* ---- the bench: posix_spawn() per call ---- */
+
+#define BENCH_ROUNDS		3
+#define BENCH_MAX_SPAWNS	10000
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Microseconds per posix_spawn() + waitpid(), the median of the rounds. */
+static double time_spawns(void)
+{
+	char *argv[] = { (char *)self, "--exit", "0", NULL };
+	double per[BENCH_ROUNDS], t0;
+	int r, i, status;
+	pid_t pid;
+
+	for (r = 0; r < BENCH_ROUNDS; r++) {
+		t0 = now_ms();
+		for (i = 0; i < bench_spawns; i++) {
+			if (posix_spawn(&pid, self, NULL, NULL, argv, environ) ||
+			    waitpid(pid, &status, 0) != pid ||
+			    !WIFEXITED(status) || WEXITSTATUS(status))
+				return -1;
+		}
+		per[r] = (now_ms() - t0) * 1000.0 / bench_spawns;
+	}
+	qsort(per, BENCH_ROUNDS, sizeof(per[0]), cmp_double);
+	return per[BENCH_ROUNDS / 2];
+}
+
+static int parse_spawns(const char *s)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(s, &end, 10);
+	if (errno || *end || end == s || n < 1 || n > BENCH_MAX_SPAWNS)
+		return -1;
+	return n;
+}
+
+/*
+ * One table row per number of handlers, this program's glibc:
+ * | glibc | handlers | us per spawn | path | sigaction calls in the child |
+ */
+static int bench_rows(const char *argv0, const char *spawns)
+{
+	static const int handlers[] = { 0, 8, 64 };
+	struct sigaction saved[MAX_SIG + 1];
+	struct trace t;
+	unsigned int i;
+	int n, failed = 0;
+	double us;
+
+	bench_spawns = parse_spawns(spawns);
+	if (bench_spawns < 0) {
+		printf("# CLONE3_GLIBC_BENCH=%s: want 1..%d spawns\n", spawns,
+		       BENCH_MAX_SPAWNS);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	self = find_self(argv0);
+	n = find_catchable();
+	for (i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++) {
+		handler_limit = handlers[i] < n ? handlers[i] : n;
+		install_handlers(saved);
+		us = time_spawns();
+		restore_handlers(saved);
+		/* the tracer's spawner installs handler_limit handlers too */
+		if (trace_spawn(&t) || us < 0) {
+			printf("| %s | %d | %s | | |\n", gnu_get_libc_version(),
+			       handler_limit, us < 0 ? "spawn failed" : t.why);
+			failed = 1;
+			continue;
+		}
+		printf("| %s | %d | %.0f | %s | %d |\n", gnu_get_libc_version(),
+		       handler_limit, us, path_name(classify(&t)),
+		       t.child_sigaction);
+	}
+	return failed;
+}
+
+/* The table: this program's rows, then the static target's. */
+static int bench(const char *argv0, const char *spawns)
+{
+	char *argv[] = { NULL, "--bench-rows", (char *)spawns, NULL };
+	int rc, status;
+	pid_t pid;
+
+	printf("| glibc | handlers | us per spawn | path | child's sigaction calls |\n");
+	printf("|---|---|---|---|---|\n");
+	rc = bench_rows(argv0, spawns);
+	if (rc == 2 || strcmp(self + strlen(self) - strlen("_target"),
+			      "_target"))
+		return rc;
+	argv[0] = (char *)self;
+	fflush(stdout);
+	if (posix_spawn(&pid, self, NULL, NULL, argv, environ) ||
+	    waitpid(pid, &status, 0) != pid)
+		return 1;
+	return rc || !WIFEXITED(status) || WEXITSTATUS(status);
+}
+
 int main(int argc, char **argv)
 {
 	const char *e = getenv("CLONE3_GLIBC_EXPECT");
@@ -1211,6 +1341,8 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		return child_mode(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (getenv("CLONE3_GLIBC_BENCH"))
+		return bench(argv[0], getenv("CLONE3_GLIBC_BENCH"));
 	printf("TAP version 13\n");
 	if (e && !strcmp(e, "clone3")) {
 		expect = EXPECT_CLONE3;

@@ -8,6 +8,13 @@
  * then runs that directory the same way as a second document, abi=<abi>.
  * Then it reboots once, which ends QEMU (-no-reboot).
  *
+ * Each program runs under a runner of its own, a child of init that is the
+ * subreaper of everything the program starts and kills what is left when
+ * it ends; its output goes to a file that init copies to the console in
+ * the documents' order.  Up to CLONE3_GATE_JOBS runners (default: the
+ * online CPUs, at most MAX_JOBS) run at once, across both documents, so a
+ * guest with two CPUs runs its compat document beside the native one.
+ *
  * Run as any other PID (host test mode) it neither mounts nor reboots: it
  * exits 0 when every program of every document passed or skipped, 1
  * otherwise.  CLONE3_INIT_ROOT replaces /clone3 in both modes, and
@@ -43,6 +50,7 @@
 #define MAX_PROGRAMS		256
 #define MAX_LINE		4096
 #define KSFT_SKIP		4
+#define MAX_JOBS		8
 
 struct program {
 	char name[256];
@@ -56,10 +64,23 @@ struct counts {
 	int pass, fail, skip, timeout;
 };
 
-static struct program programs[MAX_PROGRAMS];
-static int nr_programs;
+/* One KTAP document: a directory of programs, its run-list, its ABI. */
+struct document {
+	char dir[PATH_MAX];
+	char abi[MAX_ABI];
+	int err;		/* -errno: the run-list or abi file unreadable */
+	const char *err_file;	/* which of the two */
+	int timeout_s;
+	int nr;			/* programs listed */
+	int last;		/* programs run: nr, or nr / 2 when cut */
+	int cut;		/* fault test: no END line, nothing after it */
+	struct program programs[MAX_PROGRAMS];
+};
+
+static struct document documents[2];
+static int nr_documents;
 static int timeout_s = DEFAULT_TIMEOUT;
-/* The directory of the document being run: /clone3 or /clone3-compat. */
+/* In a runner: the directory of its program's document. */
 static const char *root = DEFAULT_ROOT;
 static int is_pid1;
 
@@ -156,13 +177,13 @@ static char *trim(char *s)
 	return s;
 }
 
-static void read_settings(void)
+static void read_settings(struct document *d)
 {
-	char path[512], line[256];
+	char path[PATH_MAX + 16], line[256];
 	FILE *f;
 
-	timeout_s = DEFAULT_TIMEOUT;
-	snprintf(path, sizeof(path), "%s/settings", root);
+	d->timeout_s = DEFAULT_TIMEOUT;
+	snprintf(path, sizeof(path), "%s/settings", d->dir);
 	f = fopen(path, "r");
 	if (!f)
 		return;
@@ -176,15 +197,15 @@ static void read_settings(void)
 		v = strtol(s + 8, &end, 10);
 		if (errno || *end || end == s + 8 || v < 0 || v > 86400)
 			continue;
-		timeout_s = v;
+		d->timeout_s = v;
 	}
 	fclose(f);
 }
 
 /* "<name>" or "<name> SKIP <reason>"; blank lines and # comments ignored */
-static void add_program(char *s)
+static void add_program(struct document *d, char *s)
 {
-	struct program *p = &programs[nr_programs];
+	struct program *p = &d->programs[d->nr];
 	char *rest;
 
 	rest = strpbrk(s, " \t");
@@ -199,32 +220,32 @@ static void add_program(char *s)
 		}
 	}
 	snprintf(p->name, sizeof(p->name), "%s", s);
-	nr_programs++;
+	d->nr++;
 }
 
-static int read_run_list(void)
+static int read_run_list(struct document *d)
 {
 	const char *only = getenv("CLONE3_GATE_RUN");
-	char path[512], line[1024];
+	char path[PATH_MAX + 16], line[1024];
 	FILE *f;
 
-	nr_programs = 0;
-	memset(programs, 0, sizeof(programs));
+	d->nr = 0;
+	memset(d->programs, 0, sizeof(d->programs));
 	/* One program instead of the list: make bench runs the spawn bench. */
 	if (only && *only) {
 		snprintf(line, sizeof(line), "%s", only);
-		add_program(line);
+		add_program(d, line);
 		return 0;
 	}
-	snprintf(path, sizeof(path), "%s/run-list", root);
+	snprintf(path, sizeof(path), "%s/run-list", d->dir);
 	f = fopen(path, "r");
 	if (!f)
 		return -errno;
-	while (nr_programs < MAX_PROGRAMS && fgets(line, sizeof(line), f)) {
+	while (d->nr < MAX_PROGRAMS && fgets(line, sizeof(line), f)) {
 		char *s = trim(line);
 
 		if (*s && *s != '#')
-			add_program(s);
+			add_program(d, s);
 	}
 	fclose(f);
 	return 0;
@@ -351,7 +372,7 @@ static void reap(pid_t test, int *test_done, int *status)
 	}
 }
 
-/* Kill the children we adopted (host mode: we are their subreaper). */
+/* Kill the children we adopted (the runner is their subreaper). */
 static int kill_adopted(void)
 {
 	char path[300], buf[512], *p;
@@ -387,18 +408,15 @@ static int kill_adopted(void)
 	return killed;
 }
 
-/* Nothing the test started may outlive it: kill, then reap everything. */
+/*
+ * Nothing the test started may outlive it: kill, then reap everything.
+ * The runner is the subreaper of all the program's descendants.
+ */
 static void kill_leftovers(pid_t pgid)
 {
 	int round;
 
 	kill(-pgid, SIGKILL);
-	if (is_pid1) {
-		kill(-1, SIGKILL);
-		while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
-			;
-		return;
-	}
 	for (round = 0; round < 100; round++) {
 		int killed = kill_adopted();
 
@@ -557,16 +575,16 @@ static int finish(int code)
 	return code;
 }
 
-static void print_header(const char *abi)
+static void print_header(const struct document *d)
 {
 	struct utsname u;
 
 	if (uname(&u))
 		snprintf(u.machine, sizeof(u.machine), "unknown");
-	say("CLONE3-GATE-BEGIN arch=%s abi=%s programs=%d", u.machine, abi,
-	    nr_programs);
+	say("CLONE3-GATE-BEGIN arch=%s abi=%s programs=%d", u.machine, d->abi,
+	    d->nr);
 	say("KTAP version 1");
-	say("1..%d", nr_programs);
+	say("1..%d", d->nr);
 }
 
 static void print_end(const struct counts *c)
@@ -602,50 +620,270 @@ static int read_abi(const char *dir, char *abi, size_t len)
 }
 
 /*
- * Run one document: the programs of dir's run-list, framed by BEGIN/END.
- * Returns 0 when every program passed or skipped, 1 otherwise, -1 when
- * the fault test cut it off (no END line: the caller stops at once).
+ * Read a document's settings, run-list and, for a compat one, its ABI.
+ * A document that cannot be read bails out when its turn comes.
  */
-static int run_document(const char *dir, const char *abi, int abi_err,
-			const char *fault, int cut, const sigset_t *mask)
+static void load_document(struct document *d, const char *dir, int compat,
+			  int cut)
 {
-	struct counts c = { 0 };
-	int i, last, err;
+	int abi_err = 0;
 
-	root = dir;
-	read_settings();
-	err = read_run_list();
+	snprintf(d->dir, sizeof(d->dir), "%s", dir);
+	read_settings(d);
+	d->err = read_run_list(d);
+	d->err_file = "run-list";
+	snprintf(d->abi, sizeof(d->abi), "native");
+	if (compat)
+		abi_err = read_abi(dir, d->abi, sizeof(d->abi));
 	if (abi_err) {
-		nr_programs = 0;
-		err = abi_err;
+		d->nr = 0;
+		d->err = abi_err;
+		d->err_file = "abi";
 	}
-	print_header(abi);
-	if (err) {
-		say("Bail out! cannot read %s/%s: %s", root,
-		    abi_err ? "abi" : "run-list", strerror(-err));
-		print_end(&c);
-		return 1;
-	}
-	if (!strcmp(fault, "hang"))
-		for (;;)
-			pause();
+	d->cut = cut;
 	/* fault test: stop in the middle and leave without the END line */
-	last = cut ? nr_programs / 2 : nr_programs;
-	for (i = 0; i < last; i++) {
-		struct program *p = &programs[i];
+	d->last = cut ? d->nr / 2 : d->nr;
+}
 
-		if (p->listed_skip) {
-			say("ok %d %s # SKIP not built: %s", i + 1, p->name,
-			    p->skip_reason);
-			count(&c, RES_SKIP);
+/* One program of one document, run by a runner of its own. */
+struct job {
+	const struct document *doc;
+	int num;		/* the program's number in its document */
+	pid_t pid;		/* its runner; 0 before it starts */
+	int fd;			/* the runner's output, read side */
+	off_t copied;		/* how much of it is on the console */
+	int start_err;		/* errno when the runner could not start */
+	int done;
+	int status;
+};
+
+static struct job jobs[2 * MAX_PROGRAMS];
+static int nr_jobs, next_job, running, max_jobs = 1;
+static char job_dir[PATH_MAX];
+
+/* CLONE3_GATE_JOBS, or the online CPUs; 1..MAX_JOBS. */
+static int jobs_wanted(void)
+{
+	const char *s = getenv("CLONE3_GATE_JOBS");
+	long n;
+	char *end;
+
+	if (s && *s) {
+		errno = 0;
+		n = strtol(s, &end, 10);
+		if (errno || *end || n < 1 || n > MAX_JOBS) {
+			say("init: CLONE3_GATE_JOBS=%s is not 1..%d; one program at a time",
+			    s, MAX_JOBS);
+			return 1;
+		}
+		return n;
+	}
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > MAX_JOBS ? MAX_JOBS : n;
+}
+
+/*
+ * In the runner: the subreaper of everything its program starts, the
+ * program's output and its result line into the job's file, the outcome
+ * as the exit code.
+ */
+static void run_job(const struct job *j, int wfd, const sigset_t *mask)
+{
+	is_pid1 = 0;
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	dup2(wfd, STDOUT_FILENO);
+	dup2(wfd, STDERR_FILENO);
+	if (wfd > STDERR_FILENO)
+		close(wfd);
+	root = j->doc->dir;
+	timeout_s = j->doc->timeout_s;
+	_exit(run_program(j->num, j->doc->programs[j->num - 1].name, mask));
+}
+
+/* The job's file is unlinked at once: only the two descriptors hold it. */
+static void start_job(struct job *j, const sigset_t *mask)
+{
+	char path[PATH_MAX + 32];
+	int wfd;
+
+	j->fd = -1;
+	snprintf(path, sizeof(path), "%s/job-%d", job_dir, (int)(j - jobs));
+	wfd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC,
+		   0600);
+	if (wfd >= 0)
+		j->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (j->fd < 0)
+		j->start_err = errno;
+	unlink(path);
+	if (j->fd >= 0) {
+		j->pid = fork();
+		if (j->pid == 0)
+			run_job(j, wfd, mask);
+		if (j->pid < 0)
+			j->start_err = errno;
+	}
+	if (wfd >= 0)
+		close(wfd);
+	if (j->pid > 0) {
+		running++;
+		return;
+	}
+	j->pid = 0;
+	j->done = 1;
+}
+
+static void start_jobs(const sigset_t *mask)
+{
+	while (running < max_jobs && next_job < nr_jobs)
+		start_job(&jobs[next_job++], mask);
+	if (next_job == nr_jobs && job_dir[0]) {
+		rmdir(job_dir);
+		job_dir[0] = '\0';
+	}
+}
+
+/* Reap every runner that has ended (and, as PID 1, any orphan). */
+static void reap_jobs(void)
+{
+	pid_t pid;
+	int st, i;
+
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
+		for (i = 0; i < nr_jobs; i++)
+			if (jobs[i].pid == pid && !jobs[i].done) {
+				jobs[i].done = 1;
+				jobs[i].status = st;
+				running--;
+				break;
+			}
+}
+
+/*
+ * Copy what the runner wrote to the console, one line per write(); a
+ * partial last line waits for its end unless the runner is done.
+ */
+static void copy_output(struct job *j, int all)
+{
+	char buf[MAX_LINE + 64];
+	size_t len, line;
+	ssize_t n;
+
+	while (j->fd >= 0) {
+		n = pread(j->fd, buf, sizeof(buf), j->copied);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		for (len = 0; len < (size_t)n; len += line) {
+			char *nl = memchr(buf + len, '\n', n - len);
+
+			if (!nl && !all && len > 0)
+				break;
+			line = nl ? (size_t)(nl - buf) + 1 - len : n - len;
+			write_all(STDOUT_FILENO, buf + len, line);
+		}
+		j->copied += len;
+		if (len < (size_t)n)
+			return;
+	}
+}
+
+/* Follow one job to its end, starting others as runners free up. */
+static enum outcome follow(struct job *j, const sigset_t *mask)
+{
+	const struct program *p = &j->doc->programs[j->num - 1];
+	struct timespec tick = { 0, 20 * 1000000 };
+	char sig[32];
+
+	for (;;) {
+		reap_jobs();
+		start_jobs(mask);
+		copy_output(j, j->done);
+		if (j->done)
+			break;
+		ppoll(NULL, 0, &tick, mask);
+	}
+	if (j->fd >= 0)
+		close(j->fd);
+	j->fd = -1;
+	if (!j->pid) {
+		say("not ok %d %s # runner: %s", j->num, p->name,
+		    strerror(j->start_err));
+		return RES_FAIL;
+	}
+	if (WIFEXITED(j->status) && WEXITSTATUS(j->status) <= RES_TIMEOUT)
+		return WEXITSTATUS(j->status);
+	if (WIFSIGNALED(j->status))
+		signal_name(WTERMSIG(j->status), sig, sizeof(sig));
+	else
+		snprintf(sig, sizeof(sig), "exit=%d", WEXITSTATUS(j->status));
+	say("not ok %d %s # runner ended: %s", j->num, p->name, sig);
+	return RES_FAIL;
+}
+
+/*
+ * Print the documents in order, each program's output as its runner
+ * wrote it.  Returns 0 when every program passed or skipped, 1 otherwise
+ * (also when the fault test cut a document off: no END line, and nothing
+ * after it).
+ */
+static int run_documents(const char *fault, const sigset_t *mask)
+{
+	int d, i, k = 0, rc = 0;
+
+	for (d = 0; d < nr_documents; d++) {
+		const struct document *doc = &documents[d];
+
+		for (i = 0; i < doc->last && !doc->err; i++) {
+			if (doc->programs[i].listed_skip)
+				continue;
+			jobs[nr_jobs].doc = doc;
+			jobs[nr_jobs++].num = i + 1;
+		}
+		if (doc->cut)
+			break;
+	}
+	snprintf(job_dir, sizeof(job_dir), "/tmp/clone3-init.XXXXXX");
+	if (!nr_jobs)
+		job_dir[0] = '\0';
+	else if (!mkdtemp(job_dir)) {
+		say("init: mkdtemp %s: %s; the jobs go to /", job_dir,
+		    strerror(errno));
+		snprintf(job_dir, sizeof(job_dir), "/");
+	}
+	for (d = 0; d < nr_documents; d++) {
+		const struct document *doc = &documents[d];
+		struct counts c = { 0 };
+
+		print_header(doc);
+		if (doc->err) {
+			say("Bail out! cannot read %s/%s: %s", doc->dir,
+			    doc->err_file, strerror(-doc->err));
+			print_end(&c);
+			rc = 1;
 			continue;
 		}
-		count(&c, run_program(i + 1, p->name, mask));
+		if (d == 0 && !strcmp(fault, "hang"))
+			for (;;)
+				pause();
+		for (i = 0; i < doc->last; i++) {
+			const struct program *p = &doc->programs[i];
+
+			if (p->listed_skip) {
+				say("ok %d %s # SKIP not built: %s", i + 1,
+				    p->name, p->skip_reason);
+				count(&c, RES_SKIP);
+				continue;
+			}
+			count(&c, follow(&jobs[k++], mask));
+		}
+		if (doc->cut)
+			return 1;
+		print_end(&c);
+		if (c.fail || c.timeout)
+			rc = 1;
 	}
-	if (cut)
-		return -1;
-	print_end(&c);
-	return c.fail || c.timeout ? 1 : 0;
+	return rc;
 }
 
 static int is_dir(const char *path)
@@ -661,9 +899,8 @@ int main(void)
 	struct sigaction sa = { .sa_handler = on_sigchld,
 				.sa_flags = SA_NOCLDSTOP };
 	const char *only = getenv("CLONE3_GATE_RUN");
-	char compat_root[PATH_MAX], abi[MAX_ABI];
+	char compat_root[PATH_MAX];
 	sigset_t block, wait_mask;
-	int rc, crc, abi_err;
 
 	if (fault && !strcmp(fault, "exit"))
 		return 1;
@@ -692,14 +929,11 @@ int main(void)
 	sigdelset(&wait_mask, SIGCHLD);
 	sigaction(SIGCHLD, &sa, NULL);
 
-	rc = run_document(root, "native", 0, fault, !strcmp(fault, "cut"),
-			  &wait_mask);
-	if (rc < 0)
-		return finish(1);
-	if ((only && *only) || !is_dir(compat_root))
-		return finish(rc);
-	abi_err = read_abi(compat_root, abi, sizeof(abi));
-	crc = run_document(compat_root, abi, abi_err, "",
-			   !strcmp(fault, "cut-compat"), &wait_mask);
-	return finish(rc || crc ? 1 : 0);
+	max_jobs = jobs_wanted();
+	load_document(&documents[0], root, 0, !strcmp(fault, "cut"));
+	nr_documents = 1;
+	if (!(only && *only) && is_dir(compat_root))
+		load_document(&documents[nr_documents++], compat_root, 1,
+			      !strcmp(fault, "cut-compat"));
+	return finish(run_documents(fault, &wait_mask) ? 1 : 0);
 }

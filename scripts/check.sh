@@ -144,7 +144,14 @@ for k in $TREES; do
 	[ -d "$w/linux/.git" ] || need=$((need + TREE_MIB))
 	[ -e "$w/kselftest-tree/.git" ] || need=$((need + KSELFTEST_TREE_MIB))
 done
-need_space build "$need" "make check (trees $(echo $TREES), their kselftest work trees, the gates)"
+# Every other change: "change DIR TREE ARCH" (its gate and mutants).
+mapfile -t CHANGES < <(echo "$PLAN" | awk '$1 == "change" { print $2, $3, $4 }')
+for c in "${CHANGES[@]}"; do
+	read -r dir k _ <<<"$c"
+	w=$(CHANGE=$dir && KERNEL=$k && gate_paths && echo "$WORK")
+	[ -d "$w/linux/.git" ] || need=$((need + TREE_MIB))
+done
+need_space build "$need" "make check (trees $(echo $TREES), their kselftest work trees, the gates, ${#CHANGES[@]} other change(s))"
 
 # Unpacking and importing a tree keeps one core busy (xz, then git): the
 # trees are prepared at once.
@@ -189,6 +196,13 @@ for k in $TREES; do
 	echo "$ports" | xargs cp -t "$d"
 	a=$(plan gate "$k")
 	step "$(named mutants-ported "$k")" env KERNEL="$k" ARCHES="${a%% *}" MUTANTS_DIR="$d" scripts/mutants.sh
+done
+# Every other change of changes/, on the first arch its tree is gated on:
+# its gate (green: the ABI diff exactly as declared) and its mutants.
+for c in "${CHANGES[@]}"; do
+	read -r dir k a <<<"$c"
+	step "gate-$(basename "$dir")" env CHANGE="$dir" KERNEL="$k" ARCHES="$a" scripts/gate.sh
+	step "mutants-$(basename "$dir")" env CHANGE="$dir" KERNEL="$k" ARCHES="$a" scripts/mutants.sh
 done
 step faults tests/test-faults.sh
 # After faults, which leaves the host arch's build directory holding a build.

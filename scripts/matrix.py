@@ -29,7 +29,8 @@ usage: matrix.py check                 check every data file, and every
        matrix.py arches                every arch, in the default order
        matrix.py trees                 every tree, oldest first
        matrix.py default-tree          the tree a run takes without KERNEL
-       matrix.py check-plan            what make check runs where
+       matrix.py check-plan            what make check runs where (and
+                                       each change of changes/ with it)
        matrix.py packages              the Debian packages of every arch
                                        and tree (.ci/run installs them)
        matrix.py ci [--write]          the CI pipelines' matrices: check
@@ -362,6 +363,15 @@ class Matrix:
                 'survivors': survivor}
 
 
+def other_changes(root: str) -> List[str]:
+    """The change directories of changes/ (ours is patches/)."""
+    changes = os.path.join(root, 'changes')
+    if not os.path.isdir(changes):
+        return []
+    return sorted(os.path.join(changes, c) for c in os.listdir(changes)
+                  if os.path.isdir(os.path.join(changes, c)))
+
+
 def check_change(m: Matrix, path: str) -> None:
     """A change directory (CHANGE=dir, Documentation/extending.md, "Gate
     another change"): its series and every patch it lists, its declaration
@@ -510,11 +520,7 @@ def main(argv: List[str]) -> int:
         m = Matrix(ROOT)
         if cmd == 'check':
             # Every change of the repository: ours and changes/*.
-            changes = os.path.join(ROOT, 'changes')
-            for d in [os.path.join(ROOT, 'patches')] + sorted(
-                    os.path.join(changes, c) for c in (
-                        os.listdir(changes) if os.path.isdir(changes)
-                        else [])):
+            for d in [os.path.join(ROOT, 'patches')] + other_changes(ROOT):
                 check_change(m, d)
         if cmd == 'arches':
             print(' '.join(m.arches))
@@ -528,6 +534,14 @@ def main(argv: List[str]) -> int:
                 print('gate', tree, ' '.join(arches))
             for k in ('host', 'mutants', 'survivors'):
                 print(k, m.default_tree, plan[k])
+            # Every other change, on each tree it has a base for, on the
+            # first arch that tree is gated on: its gate and its mutants.
+            for d in other_changes(ROOT):
+                base = os.path.join(d, 'base')
+                for t in sorted(os.listdir(base)):
+                    if t in plan['gate'] and plan['gate'][t]:
+                        print('change', os.path.relpath(d, ROOT), t,
+                              plan['gate'][t][0])
         elif cmd == 'packages':
             print(' '.join(m.packages()))
         elif cmd == 'ci':

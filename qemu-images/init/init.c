@@ -689,6 +689,20 @@ static int jobs_wanted(void)
  */
 static void run_job(const struct job *j, int wfd, const sigset_t *mask)
 {
+	struct sigaction sa = { .sa_handler = on_sigchld,
+				.sa_flags = SA_NOCLDSTOP };
+	sigset_t block;
+
+	/*
+	 * SIGCHLD's handler and block, set again: the runner is a child of
+	 * the kernel under test, which may not have passed them on (a
+	 * mutant that resets every child's handlers left the runner deaf
+	 * to its program's end, until the console's silence timed out).
+	 */
+	sigemptyset(&block);
+	sigaddset(&block, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &block, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
 	is_pid1 = 0;
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	dup2(wfd, STDOUT_FILENO);

@@ -85,7 +85,11 @@ in_slot() {
 	fi
 	# A description of the pipe of our own: make sets its own to
 	# non-blocking.
-	exec {fd}<>"$CLONE3_SLOTS"
+	# Gone when the run that owns it was stopped: this job stops too.
+	if ! exec {fd}<>"$CLONE3_SLOTS" 2>/dev/null; then
+		echo "stopped: the gate's jobserver ($CLONE3_SLOTS) is gone; the run that started this job was interrupted" >&2
+		exit 130
+	fi
 	read -r -N1 -u "$fd" tok
 	"$@" || rc=$?
 	printf %s "$tok" >&"$fd"

@@ -25,8 +25,11 @@
 #   make checkpatch      scripts/checkpatch.pl --strict over the series
 #   make apply KSRC=dir  apply the series to a kernel tree, all or nothing
 #   make bench           the figures, beside the tree's kunit.py
+#   make tree-diff FROM=6.1 TO=6.12
+#                        what clone3 does differently from one tree's
+#                        kernel to another's, on every row
 
-.PHONY: all gate mutants report test check selftest-host abi-probe kselftest tree series checkpatch apply bench clean
+.PHONY: all gate mutants report test check selftest-host abi-probe kselftest tree series checkpatch apply bench tree-diff clean
 
 all: gate
 
@@ -68,6 +71,9 @@ apply:
 
 bench:
 	@scripts/bench.sh
+
+tree-diff:
+	@scripts/tree-diff.sh
 
 # Keeps the prepared trees (build/*/linux); rm -rf build/ starts over.
 clean:

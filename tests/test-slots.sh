@@ -78,4 +78,12 @@ done
 left=$(ls -A "$D/tmp")
 [ -z "$left" ] && pass "killed with SIGKILL: nothing left in TMPDIR" ||
 	fail "killed with SIGKILL: nothing left in TMPDIR" "$left"
+# A job whose jobserver is gone (its run was stopped first): one line,
+# 130, and the step never runs.
+: >"$D/seen"
+rc=0
+CLONE3_SLOTS=/proc/$$/fd/999 "$D/job.sh" a >"$D/out" 2>&1 || rc=$?
+[ "$rc" = 130 ] && [ "$(wc -l <"$D/out")" = 1 ] && grep -q "^stopped: the gate's jobserver" "$D/out" &&
+	[ ! -s "$D/seen" ] && pass "jobserver gone: one line, exit 130" ||
+	fail "jobserver gone: one line, exit 130" "exit $rc: $(tr '\n' ' ' <"$D/out")"
 exit $T_FAILED

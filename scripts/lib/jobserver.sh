@@ -86,7 +86,7 @@ in_slot() {
 	# A description of the pipe of our own: make sets its own to
 	# non-blocking.
 	# Gone when the run that owns it was stopped: this job stops too.
-	if ! exec {fd}<>"$CLONE3_SLOTS" 2>/dev/null; then
+	if ! { exec {fd}<>"$CLONE3_SLOTS"; } 2>/dev/null; then
 		echo "stopped: the gate's jobserver ($CLONE3_SLOTS) is gone; the run that started this job was interrupted" >&2
 		exit 130
 	fi

@@ -179,9 +179,9 @@ survivors=$LOGS/survivor-mutants
 rm -rf "$survivors"
 mkdir -p "$survivors"
 # The row-bound mutants whose Killed-on: line does not name the arch.
-grep -l '^Killed-on:' patches/mutants/*.patch |
-	xargs -r grep -L "^Killed-on:.* $SURVIVOR_ARCH\( \|\$\)" |
-	xargs -r cp -t "$survivors"
+spared=$(matrix spared "$SURVIVOR_ARCH") || exit 2
+mapfile -t spared <<<"$spared"
+[ -z "${spared[*]}" ] || cp -t "$survivors" "${spared[@]}"
 step mutants-survivors env KERNEL="$DEFAULT_TREE" ARCHES="$SURVIVOR_ARCH" \
 	MUTANTS_DIR="$survivors" scripts/mutants.sh
 # A tree's ported mutants (trees/<tree>/port/NN-*.patch) on the first

@@ -38,6 +38,8 @@ usage: matrix.py check                 check every data file, and every
        matrix.py change DIR            check one change directory (CHANGE=
                                        DIR: series, abi-change, base/,
                                        mutants/); the gate runs it first
+       matrix.py spared ARCH           the mutants of patches/mutants whose
+                                       Killed-on: line leaves ARCH out
 """
 
 import os
@@ -315,20 +317,31 @@ class Matrix:
                 if not t.conf.get('SUITE')]
         return list(dict.fromkeys(out))
 
+    def killed_on_by_mutant(self) -> Dict[str, List[str]]:
+        """The Killed-on: rows of each mutant of patches/mutants that has
+        them, by the mutant's path: the one reader of that line."""
+        d = os.path.join(self.root, 'patches', 'mutants')
+        out = {}
+        for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+            path = os.path.join(d, f)
+            for line in mutant_lines(path):
+                if line.startswith('Killed-on:'):
+                    out[path] = line.split(':', 1)[1].split()
+                    break
+        return out
+
     def killed_on(self) -> List[List[str]]:
         """The Killed-on: rows of each mutant that has them."""
-        d = os.path.join(self.root, 'patches', 'mutants')
-        out = []
-        for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
-            with open(os.path.join(d, f), encoding='utf-8',
-                      errors='replace') as fh:
-                for line in fh:
-                    if line.startswith('Killed-on:'):
-                        out.append(line.split(':', 1)[1].split())
-                        break
-                    if line.startswith('diff --git'):
-                        break
-        return out
+        return list(self.killed_on_by_mutant().values())
+
+    def spared(self, arch: str) -> List[str]:
+        """The mutants whose Killed-on: line does not name ARCH: they
+        must survive there (make check's survivors step)."""
+        if arch not in self.arches:
+            raise DataError(f'{arch}: unknown arch; choose from: '
+                            f'{" ".join(self.arches)}')
+        return [p for p, rows in self.killed_on_by_mutant().items()
+                if arch not in rows]
 
     def check_plan(self, host: str) -> Dict[str, object]:
         """Which arch make check gates on which tree: every arch once and
@@ -502,14 +515,14 @@ def ci(m: Matrix, write: bool) -> int:
 
 def main(argv: List[str]) -> int:
     usage = ('usage: matrix.py check|arches|trees|default-tree|check-plan|'
-             'packages|ci [--write]|change DIR')
+             'packages|ci [--write]|change DIR|spared ARCH')
     if not argv or argv[0] not in ('check', 'arches', 'trees',
                                    'default-tree', 'check-plan', 'packages',
-                                   'ci', 'change'):
+                                   'ci', 'change', 'spared'):
         print(usage, file=sys.stderr)
         return 2
     cmd, rest = argv[0], argv[1:]
-    if cmd == 'change':
+    if cmd in ('change', 'spared'):
         bad = len(rest) != 1
     else:
         bad = bool(rest) and not (cmd == 'ci' and rest == ['--write'])
@@ -548,6 +561,9 @@ def main(argv: List[str]) -> int:
             return ci(m, bool(rest))
         elif cmd == 'change':
             check_change(m, os.path.abspath(rest[0]))
+        elif cmd == 'spared':
+            for p in m.spared(rest[0]):
+                print(os.path.relpath(p, ROOT))
     except DataError as e:
         print(f'error: {e}', file=sys.stderr)
         return 2

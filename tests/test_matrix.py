@@ -79,6 +79,13 @@ class RepositoryData(unittest.TestCase):
             self.assertIn(plan['mutants'], rows)
         self.assertTrue(any(plan['survivors'] not in rows
                             for rows in m.killed_on()))
+        # The survivors step runs exactly the mutants that spare it.
+        spared = m.spared(plan['survivors'])
+        self.assertTrue(spared)
+        for path, rows in m.killed_on_by_mutant().items():
+            self.assertEqual(path in spared, plan['survivors'] not in rows)
+        with self.assertRaises(matrix.DataError):
+            m.spared('pdp11')
 
 
 class BadData(unittest.TestCase):

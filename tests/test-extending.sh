@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Documentation/extending.md, followed in a scratch copy of the
-# repository: a toy arch (qemu-images/toy64/, data only) and a toy tree
-# (trees/9.9/) are added as the document says, `scripts/matrix.py ci
-# --write` is run, and then every list the gate takes arches and trees
-# from knows them (ARCHES' default, KERNEL's choices, make check's plan,
-# report.sh's cells, both CI pipelines), while git shows that nothing but
-# the two directories and the two generated CI files changed.  No kernel
-# is built.
+# repository: a toy arch (qemu-images/toy64/, data only), a toy tree
+# (trees/9.9/) and a toy change (changes/toy/, on that tree) are added as
+# the document says, `scripts/matrix.py ci --write` is run, and then
+# every list the gate takes arches, trees and changes from knows them
+# (ARCHES' default, KERNEL's choices, make check's plan, report.sh's
+# cells, both CI pipelines, the change's checks and results directory),
+# while git shows that nothing but the three directories and the two
+# generated CI files changed.  No kernel is built.
 #
 # usage: tests/test-extending.sh
 set -eu
@@ -34,14 +35,23 @@ cp -r "$R/trees/6.12" "$R/trees/9.9"
 sed -i 's/^PKG=.*/PKG=linux-source-9.9/; s|^TARBALL=.*|TARBALL=/usr/src/linux-source-9.9.tar.xz|' \
 	"$R/trees/9.9/source.conf"
 
+# The change: a series with its patch, a declaration, a mutant, and its
+# base on the toy tree: the tree as found (an empty series).
+mkdir -p "$R/changes/toy/base/9.9" "$R/changes/toy/mutants"
+cp "$R/changes/pidfd-thread/"0001-*.patch "$R/changes/toy/"
+(cd "$R/changes/toy" && ls 0001-*.patch >series)
+printf 'flag CLONE_TOY\naccepted-from EINVAL\n' >"$R/changes/toy/abi-change"
+: >"$R/changes/toy/base/9.9/series"
+cp "$R/changes/pidfd-thread/mutants/01-"*.patch "$R/changes/toy/mutants/"
+
 expect "a CI file is stale before ci --write" 1 "$R/scripts/matrix.py" ci
 expect "ci --write" 0 "$R/scripts/matrix.py" ci --write
 
 changed=$(git -C "$R" status --porcelain --untracked-files=all | awk '{ print $2 }' |
-	sed 's|^\(qemu-images/toy64\)/.*|\1|; s|^\(trees/9.9\)/.*|\1|' | sort -u | tr '\n' ' ')
-[ "$changed" = ".github/workflows/gate.yml .gitlab-ci.yml qemu-images/toy64 trees/9.9 " ] &&
-	pass "only the two directories and the generated CI files changed" ||
-	fail "only the two directories and the generated CI files changed" "$changed"
+	sed 's|^\(qemu-images/toy64\)/.*|\1|; s|^\(trees/9.9\)/.*|\1|; s|^\(changes/toy\)/.*|\1|' | sort -u | tr '\n' ' ')
+[ "$changed" = ".github/workflows/gate.yml .gitlab-ci.yml changes/toy qemu-images/toy64 trees/9.9 " ] &&
+	pass "only the three directories and the generated CI files changed" ||
+	fail "only the three directories and the generated CI files changed" "$changed"
 
 expect "matrix check" 0 "$R/scripts/matrix.py" check
 expect "ARCHES' default holds toy64" 0 "$R/scripts/matrix.py" arches
@@ -56,6 +66,10 @@ for f in .gitlab-ci.yml .github/workflows/gate.yml; do
 		pass "$f: the toy cell is in the matrix and the report's EXPECT" ||
 		fail "$f: the toy cell is in the matrix and the report's EXPECT" "$(grep -n toy64 "$R/$f")"
 done
+expect_output "make check's plan gates the toy change on the toy tree" '^change changes/toy 9\.9 [a-z]'
+expect "the toy change checks" 0 "$R/scripts/matrix.py" change "$R/changes/toy"
+expect "its results directory" 0 env -u WORK -C "$R" CHANGE=changes/toy KERNEL=9.9 scripts/results-dir.sh
+expect_output "its results directory is its own" 'build/9\.9-toy/results$'
 # report.sh's default cells come from the matrix too: it names the toy
 # tree's cell as missing from an empty results directory.
 mkdir -p "$T/empty"

@@ -106,6 +106,10 @@ bad "ARCHES twice" "given twice" ARCHES="x86_64 x86_64" scripts/gate.sh
 bad "KSRC missing" "KSRC=/nonexistent" KSRC=/nonexistent scripts/gate.sh
 bad "KERNEL=9.9" "KERNEL=9.9: unknown tree; choose from: $(scripts/matrix.py trees)" KERNEL=9.9 scripts/gate.sh
 bad "ACCEL=xen" "ACCEL=xen" ACCEL=xen scripts/gate.sh
+bad "tree-diff without FROM" "FROM is not set" -u FROM TO=6.12 scripts/tree-diff.sh
+bad "tree-diff TO=9.9" "TO=9.9: unknown tree; choose from: $(scripts/matrix.py trees)" FROM=6.1 TO=9.9 scripts/tree-diff.sh
+bad "tree-diff one tree" "FROM and TO are both 6.1" FROM=6.1 TO=6.1 scripts/tree-diff.sh
+bad "tree-diff ARCHES=sparc" "unknown arch 'sparc'" FROM=6.1 TO=6.12 ARCHES=sparc scripts/tree-diff.sh
 bad "JOBS=0" "JOBS=0" JOBS=0 scripts/gate.sh
 bad "JOBS=two" "JOBS=two" JOBS=two scripts/gate.sh
 bad "REBOOT=yes" "REBOOT=yes: use 0 or 1" REBOOT=yes scripts/gate.sh

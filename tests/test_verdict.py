@@ -29,22 +29,23 @@ from verdict.results import directory_run, load_result  # noqa: E402
 DATA = os.path.join(HERE, 'data')
 SUITE = os.path.join(os.path.dirname(HERE), 'tools-testing-selftests-clone3')
 
-# console -> (status of its native row, words of the reason)
-EXPECTED = {
-    'good.log': (Status.PASS, '4 programs: 3 passed, 1 skipped'),
-    'interleaved.log': (Status.PASS, '4 programs: 3 passed, 1 skipped'),
-    'fail.log': (Status.FAIL, 'failed: clone3_clear_sighand_abi'),
-    'cut.log': (Status.ERROR, 'no CLONE3-GATE-END marker'),
-    'mismatch.log': (Status.ERROR, 'plan 1..3 does not match'),
-    'noboot.log': (Status.ERROR, 'no CLONE3-GATE-BEGIN marker'),
-    'panic.log': (Status.ERROR, 'kernel panic at log line 6'),
-    'qemu-x86_64-exit.log': (Status.ERROR, 'kernel panic'),
-    'qemu-x86_64.log': (Status.FAIL, 'failed: fake_fail'),
-    'qemu-x86_64-base.log': (Status.FAIL, 'failed: clone3_clear_sighand'),
-    'qemu-x86_64-patched.log': (Status.PASS, '6 programs'),
-    'qemu-arm64-patched.log': (Status.PASS, '6 programs'),
-    'qemu-riscv64-patched.log': (Status.PASS, '6 programs'),
-}
+# console, the status of its native row, words of its reason
+EXPECTED = {name: (Status(status), words) for name, status, words in (
+    line.split(None, 2) for line in """
+good.log                  pass  4 programs: 3 passed, 1 skipped
+interleaved.log           pass  4 programs: 3 passed, 1 skipped
+fail.log                  fail  failed: clone3_clear_sighand_abi
+cut.log                   error no CLONE3-GATE-END marker
+mismatch.log              error plan 1..3 does not match
+noboot.log                error no CLONE3-GATE-BEGIN marker
+panic.log                 error kernel panic at log line 6
+qemu-x86_64-exit.log      error kernel panic
+qemu-x86_64.log           fail  failed: fake_fail
+qemu-x86_64-base.log      fail  failed: clone3_clear_sighand
+qemu-x86_64-patched.log   pass  6 programs
+qemu-arm64-patched.log    pass  6 programs
+qemu-riscv64-patched.log  pass  6 programs
+""".strip().splitlines())}
 
 
 def read(name, variant='patched', abi=None, timed_out=False):

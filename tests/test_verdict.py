@@ -9,7 +9,6 @@ usage: tests/test_verdict.py
 
 import json
 import os
-import shutil
 import sys
 import tempfile
 import unittest
@@ -199,33 +198,28 @@ class JunitTest(unittest.TestCase):
 
 
 class ResultsTest(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix='verdict-test.')
-
-    def tearDown(self):
-        shutil.rmtree(self.tmp)
-
-    def put(self, variant, name, text):
-        os.makedirs(os.path.join(self.tmp, variant), exist_ok=True)
-        with open(os.path.join(self.tmp, variant, name + '.json'), 'w',
-                  encoding='utf-8') as f:
-            f.write(text)
-
     def test_records_missing_unreadable_malformed(self):
-        row = read('good.log')
-        self.put('patched', 'x86_64',
-                 records.dumps(records.row_record(row, 'x86_64.log')))
-        self.put('patched', 'arm64', '{')
-        self.put('patched', 'i386', json.dumps(
-            {'status': 'pass', 'programs': {'p': {'result': 'maybe'}}}))
-        run = directory_run(self.tmp, '6.1')
-        self.assertEqual(run.row('patched', 'x86_64').status, Status.PASS)
-        self.assertIn('unreadable result',
-                      load_result(self.tmp, 'patched', 'arm64').why)
-        self.assertIn('malformed result',
-                      load_result(self.tmp, 'patched', 'i386').why)
-        self.assertIn('missing',
-                      load_result(self.tmp, 'patched', 'riscv64').why)
+        texts = {
+            'x86_64': records.dumps(records.row_record(read('good.log'),
+                                                       'x86_64.log')),
+            'arm64': '{',
+            'i386': json.dumps({'status': 'pass', 'programs': {
+                'p': {'result': 'maybe'}}}),
+        }
+        with tempfile.TemporaryDirectory(prefix='verdict-test.') as tmp:
+            os.makedirs(os.path.join(tmp, 'patched'))
+            for name, text in texts.items():
+                with open(os.path.join(tmp, 'patched', name + '.json'),
+                          'w', encoding='utf-8') as f:
+                    f.write(text)
+            run = directory_run(tmp, '6.1')
+            self.assertEqual(run.row('patched', 'x86_64').status,
+                             Status.PASS)
+            why = {name: load_result(tmp, 'patched', name).why
+                   for name in ('arm64', 'i386', 'riscv64')}
+        self.assertIn('unreadable result', why['arm64'])
+        self.assertIn('malformed result', why['i386'])
+        self.assertIn('missing', why['riscv64'])
 
 
 if __name__ == '__main__':

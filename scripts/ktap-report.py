@@ -11,20 +11,22 @@ atomically, under --out-dir:
 
 Each row is pass, fail or error on its own: a compat document that is
 missing or cut off is an error of the compat row only.  The reading is
-done by ktap_parser.py, the JUnit by ktap_junit.py.
+done by verdict/console.py and judged by verdict/rules.py, the files
+written by verdict/junit.py and verdict/records.py.
 
 Exit 0 when the results were written (whatever the status), 2 on bad usage.
 """
 
 import argparse
-import json
 import os
 import sys
 
 from atomic_write import write_atomic
-from gate_results import NAME_RE, ABI_RE
-from ktap_junit import junit
-from ktap_parser import Console, Row, read_row
+from verdict.console import Console
+from verdict.junit import junit
+from verdict.model import ABI_RE, NAME_RE, Row
+from verdict.records import dumps, row_record
+from verdict.rules import read_row
 
 USAGE = ("ktap-report.py --log LOG --variant V --arch A --out-dir DIR "
          "[--compat ABI] [--tree NAME] [--timed-out] "
@@ -43,8 +45,7 @@ def write_row(out_dir: str, row: Row, log_name: str) -> None:
     ktap = doc.ktap if doc and doc.abi == row.abi else []
     write_atomic(base + '.ktap', ''.join(line + '\n' for line in ktap))
     write_atomic(base + '.xml', junit(row))
-    write_atomic(base + '.json',
-                 json.dumps(row.to_json(log_name), indent=2) + '\n')
+    write_atomic(base + '.json', dumps(row_record(row, log_name)))
     print('%s %s: %s: %s' % (row.variant, row.label, row.status.value,
                              row.reason))
 

@@ -11,12 +11,13 @@ Exit 0 when meta.json was written, 2 on bad usage.
 """
 
 import argparse
-import json
 import os
 import sys
 
 from atomic_write import write_atomic
-from gate_results import META, MODES, NAME_RE, Meta
+from verdict.model import NAME_RE
+from verdict.records import dumps
+from verdict.results import META, MODES, Meta
 
 USAGE = ('results_meta.py --results DIR --mode gate|mutants --tree NAME '
          '--rows "x86_64 x86_64-ia32 ..." --variants "base patched" '
@@ -63,7 +64,7 @@ def main(argv):
                          args.variants, args.series, args.suite,
                          args.project)
         path = os.path.join(args.results, META)
-        write_atomic(path, json.dumps(meta.to_json(), indent=2) + '\n')
+        write_atomic(path, dumps(meta.to_json()))
     except UsageError as e:
         print('error: %s' % e, file=sys.stderr)
         print('usage: ' + USAGE, file=sys.stderr)

@@ -25,7 +25,7 @@ SUMMARIZE = taprunner.script('summarize.py')
 META = taprunner.script('results_meta.py')
 REPORT = taprunner.script('ktap-report.py')
 sys.path.insert(0, SCRIPTS)
-from gate_results import needs_flag  # noqa: E402
+from verdict.rules import needs_flag  # noqa: E402
 
 
 def prog(suite, result='pass', detail='', **subtests):

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""JUnit XML of one row of the matrix (a ktap_parser.Row): one testsuite
+"""JUnit XML of one row of the matrix (a model.Row): one testsuite
 per program, one testcase per subtest, and a 'gate' testsuite with one
 error when the row is an error.
 
@@ -7,7 +7,8 @@ Testsuite names: "<variant>.<row>.<program>" (base.arm64.clone3_fuzz) as
 before; with a tree, "<tree> <variant> <row>.<program>" (6.1 patched
 x86_64/ia32.clone3_fuzz).  Every testsuite has the properties variant,
 row and, with a tree, tree.  merge_junit() puts the testsuites of many
-rows into one document.
+rows into one document; cells_junit() those of a gate's cells.  A writer:
+it judges nothing.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Iterable, List, Optional
 
-from ktap_parser import RUN_RE, STATUS_RE, Program, Row, Status
+from verdict.console import RUN_RE, STATUS_RE
+from verdict.model import Program, Row, Status
+from verdict.rules import Cell
 
 HEADER = b'<?xml version="1.0" encoding="UTF-8"?>\n'
 
@@ -138,3 +141,20 @@ def merge_junit(name: str, documents: Iterable[ET.Element],
     for key, value in totals.items():
         root.set(key, str(value))
     return to_bytes(root)
+
+
+def cells_junit(cells: List[Cell], tree: Optional[str]) -> bytes:
+    """The testsuites of every row of a gate; a row without a readable
+    JUnit file is one error testsuite."""
+    docs, errors = [], []
+    for c in cells:
+        try:
+            docs.append(ET.parse(c.result.xml_path).getroot())
+            continue
+        except (OSError, ET.ParseError):
+            pass
+        errors.append((row_title(c.variant, c.label, tree),
+                       c.result.why or 'no JUnit file %s' %
+                       c.result.xml_path))
+    return merge_junit('clone3 gate' + (' ' + tree if tree else ''), docs,
+                       errors)

@@ -1,25 +1,22 @@
 # SPDX-License-Identifier: GPL-2.0
 """Read a guest console log: the KTAP documents that the gate's init printed
 between CLONE3-GATE-BEGIN and CLONE3-GATE-END, one per ABI (the native
-suite from /clone3, then the compat suite from /clone3-compat), and the
-verdict of one row (one document) of the matrix.
+suite from /clone3, then the compat suite from /clone3-compat), into the
+rows of the result tree (model.Row); rules.judge gives each its status.
 
-The shape follows the kernel's kunit_parser.py: statuses are an Enum,
-what was read are records (dataclasses), the parse state lives in the
-Document being read, and nothing is kept in module globals.
-
-Nothing here writes files: ktap-report.py does that.
+What was read are records (dataclasses), the parse state lives in the
+Document being read, and nothing is kept in module globals.  Nothing
+here writes files: ktap-report.py does that, through the writers.
 """
 
 from __future__ import annotations
 
-import enum
 import os
 import re
 from dataclasses import dataclass, field
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
-NATIVE = 'native'
+from verdict.model import COUNT_KEYS, NATIVE, Program, Status
 
 # A printk timestamp, "[    1.234567] ".  Kernel lines end with a newline,
 # so text before one on the same line is a fragment of a user-space line
@@ -48,17 +45,6 @@ STATUS_RE = re.compile(r'^#\s+(OK|FAIL|SKIP|XFAIL)\s')
 PID_RE = re.compile(r'^\[\d+\]\s*')
 DURATION_RE = re.compile(r'^# duration_ms=(\d+)\s*$')
 NESTED = '    '
-COUNT_KEYS = ('pass', 'fail', 'skip', 'timeout')
-
-
-class Status(enum.Enum):
-    """Of a subtest (pass, fail, skip), a program (and timeout) or a row
-    of the matrix (pass, fail, error)."""
-    PASS = 'pass'
-    FAIL = 'fail'
-    SKIP = 'skip'
-    TIMEOUT = 'timeout'
-    ERROR = 'error'
 
 
 class LogLine(NamedTuple):
@@ -382,25 +368,6 @@ class Nested:
         return out
 
 
-@dataclass
-class Program:
-    name: str
-    number: int
-    suite: str                  # ours or upstream
-    result: Status
-    detail: str
-    subtests: Dict[str, Status]
-    duration_ms: Optional[int]
-    output: List[str]
-    diag: Dict[str, List[str]]
-
-    def to_json(self) -> dict:
-        return {'suite': self.suite, 'result': self.result.value,
-                'detail': self.detail,
-                'subtests': {k: v.value for k, v in self.subtests.items()},
-                'number': self.number, 'duration_ms': self.duration_ms}
-
-
 def program_suite(name: str, suite_dir: str) -> str:
     """'ours' for a program of our suite (its source in suite_dir), the
     consumer's name for one of consumers/<consumer>/ beside it ('glibc'),
@@ -433,216 +400,12 @@ def build_programs(doc: Optional[Document], suite_dir: str) -> \
     return programs
 
 
-@dataclass
-class Counts:
-    passed: int = 0
-    failed: int = 0
-    skipped: int = 0
-    timeout: int = 0
-    subtests_pass: int = 0
-    subtests_fail: int = 0
-    subtests_skip: int = 0
-
-    @classmethod
-    def of(cls, programs: Dict[str, Program]) -> 'Counts':
-        c = cls()
-        for prog in programs.values():
-            if prog.result == Status.PASS:
-                c.passed += 1
-            elif prog.result == Status.FAIL:
-                c.failed += 1
-            elif prog.result == Status.SKIP:
-                c.skipped += 1
-            else:
-                c.timeout += 1
-            for res in prog.subtests.values():
-                if res == Status.PASS:
-                    c.subtests_pass += 1
-                elif res == Status.FAIL:
-                    c.subtests_fail += 1
-                else:
-                    c.subtests_skip += 1
-        return c
-
-    def programs(self) -> Dict[str, int]:
-        return dict(zip(COUNT_KEYS, (self.passed, self.failed, self.skipped,
-                                     self.timeout)))
-
-    def to_json(self) -> Dict[str, int]:
-        out = self.programs()
-        out.update(subtests_pass=self.subtests_pass,
-                   subtests_fail=self.subtests_fail,
-                   subtests_skip=self.subtests_skip)
-        return out
-
-
-def fmt_counts(c: Dict[str, int]) -> str:
-    return ' '.join('%s=%d' % (k, c[k]) for k in COUNT_KEYS)
-
-
-def failures(programs: Dict[str, Program]) -> List[str]:
-    out = []
-    for name, prog in programs.items():
-        bad = [s for s, r in prog.subtests.items() if r == Status.FAIL]
-        if len(bad) > 3:
-            bad = bad[:3] + ['+%d more' % (len(bad) - 3)]
-        if bad:
-            out.append('%s (%s)' % (name, ', '.join(bad)))
-        elif prog.result in (Status.FAIL, Status.TIMEOUT):
-            out.append('%s (%s)' % (name, prog.detail or prog.result.value))
-    return out
-
-
-# -- one row of the matrix ------------------------------------------------
-
-@dataclass
-class Row:
-    """What one row (the native or the compat document of one boot) must
-    report: the verdict and everything the result files hold."""
-    variant: str
-    arch: str
-    abi: str                    # native, ia32, arm32...
-    tree: Optional[str]
-    status: Status
-    reason: str
-    document: Optional[Document]
-    programs: Dict[str, Program]
-    counts: Counts
-    timed_out: bool
-    kernel_messages: List[str]
-
-    @property
-    def name(self) -> str:
-        """The row's file name: x86_64, x86_64-ia32."""
-        return self.arch if self.abi == NATIVE else \
-            '%s-%s' % (self.arch, self.abi)
-
-    @property
-    def label(self) -> str:
-        """The row as people read it: x86_64, x86_64/ia32."""
-        return self.arch if self.abi == NATIVE else \
-            '%s/%s' % (self.arch, self.abi)
-
-    def to_json(self, log_name: str) -> dict:
-        doc = self.document
-        return {
-            'variant': self.variant,
-            'arch': self.arch,
-            'abi': self.abi,
-            'row': self.label,
-            'row_name': self.name,
-            'tree': self.tree,
-            'status': self.status.value,
-            'reason': self.reason,
-            'guest_arch': doc.begin.arch if doc else None,
-            'timed_out': self.timed_out,
-            'log': log_name,
-            'programs': {k: p.to_json() for k, p in self.programs.items()},
-            'counts': self.counts.to_json(),
-            # timestamped kernel lines, and any other line inside the
-            # document
-            'kernel_messages': self.kernel_messages,
-        }
-
-
-def judge(console: Console, doc: Optional[Document], abi: Optional[str],
-          last_row: bool, timed_out: bool, programs: Dict[str, Program],
-          counts: Counts) -> Tuple[Status, str]:
-    """The verdict of one row: doc is its document (None when absent), abi
-    the compat ABI asked for (None: the native row), last_row whether the
-    guest should have powered off right after this document."""
-    err = Status.ERROR
-    what = 'the %s document' % abi if abi else 'the document'
-    not_run = console.not_run()
-    if not_run:
-        return err, not_run
-    # A panic after this document ended belongs to the next one, unless
-    # the guest should have powered off here.
-    panic = console.panic()
-    if panic and (last_row or doc is None or doc.end is None or
-                  panic.no < doc.end.line):
-        where = ''
-        if doc and doc.last:
-            where = ' after document line %d %s' % (doc.last.no,
-                                                    quote(doc.last.text, 60))
-        elif abi:
-            where = ' before %s began' % what
-        return err, 'kernel panic at log line %d%s: %s' % (
-            panic.no, where, quote(panic.text))
-    if doc is None:
-        return err, missing(console, abi, timed_out)
-    if abi and doc.abi != abi and doc.bail:
-        return err, 'init bailed out: %s' % quote(doc.bail)
-    if abi and doc.abi != abi:
-        return err, 'the compat document says abi=%s, expected abi=%s ' \
-                    '(log line %d)' % (doc.abi, abi, doc.begin.line)
-    if doc.end is None and doc.next_begin is None:
-        if doc.bail:
-            return err, 'init bailed out: %s' % quote(doc.bail)
-        cause = 'host timeout fired' if timed_out else \
-            'no CLONE3-GATE-END marker'
-        return err, '%s: %s cut off after log line %d %s' % (
-            cause, 'document' if not abi else what, doc.last.no,
-            quote(doc.last.text))
-    if doc.end is None:
-        nb = doc.next_begin
-        if nb.abi == doc.abi:
-            return err, 'init started twice (second CLONE3-GATE-BEGIN at ' \
-                        'log line %d)' % nb.line
-        return err, 'no CLONE3-GATE-END before the abi=%s document began ' \
-                    'at log line %d' % (nb.abi, nb.line)
-    reason = doc.structure_error()
-    if reason is None and doc.end.counts != counts.programs():
-        reason = 'CLONE3-GATE-END counts %s differ from the results %s' % (
-            fmt_counts(doc.end.counts), fmt_counts(counts.programs()))
-    if reason:
-        return err, reason
-    if timed_out and last_row:
-        return err, 'host timeout fired after CLONE3-GATE-END: the guest ' \
-                    'did not power off'
-    bad = failures(programs)
-    if bad:
-        return Status.FAIL, 'failed: ' + '; '.join(bad)
-    return Status.PASS, '%d programs: %d passed, %d skipped; %d subtests ' \
-        'passed, %d skipped' % (len(programs), counts.passed,
-                                counts.skipped, counts.subtests_pass,
-                                counts.subtests_skip)
-
-
-def missing(console: Console, abi: Optional[str], timed_out: bool) -> str:
-    """Why a row's document is not in the log."""
-    native = pick_document(console.documents(), None)
-    if abi is None or native is None:
-        if timed_out:
-            return 'host timeout fired before CLONE3-GATE-BEGIN: the ' \
-                   'guest never started init'
-        return 'no CLONE3-GATE-BEGIN marker: boot failed before init ' \
-               'printed anything'
-    if timed_out:
-        return 'host timeout fired before the %s document began ' \
-               '(CLONE3-GATE-BEGIN abi=%s)' % (abi, abi)
-    if native.end is None:
-        return 'no %s document: the native document before it did not ' \
-               'end' % abi
-    return 'no CLONE3-GATE-BEGIN abi=%s after the native document (log ' \
-           'line %d): init did not run /clone3-compat' % (
-               abi, native.end.line)
-
-
-def read_row(console: Console, variant: str, arch: str, abi: Optional[str],
-             tree: Optional[str], suite_dir: str, last_row: bool,
-             timed_out: bool) -> Row:
-    """One row of the matrix from a console log: abi None for the native
-    document, else the compat document of that ABI."""
+def row_document(console: Console, abi: Optional[str],
+                 suite_dir: str) -> Tuple[Optional[Document],
+                                          Dict[str, Program]]:
+    """A row's document (abi None: the native one, else the compat one)
+    and its programs: none when the document is of another ABI."""
     doc = pick_document(console.documents(), abi)
     programs = build_programs(doc, suite_dir) if \
         (doc and (abi is None or doc.abi == abi)) else {}
-    counts = Counts.of(programs)
-    status, reason = judge(console, doc, abi, last_row, timed_out,
-                           programs, counts)
-    others = doc.others if doc else []
-    messages = [t for _, t in sorted(console.kernel + others)][:50]
-    return Row(variant=variant, arch=arch, abi=abi or NATIVE, tree=tree,
-               status=status, reason=reason, document=doc,
-               programs=programs, counts=counts, timed_out=timed_out,
-               kernel_messages=messages)
+    return doc, programs

@@ -319,15 +319,19 @@ class Matrix:
 
     def killed_on_by_mutant(self) -> Dict[str, List[str]]:
         """The Killed-on: rows of each mutant of patches/mutants that has
-        them, by the mutant's path: the one reader of that line."""
+        them, by the mutant's path, as the verdict reads them
+        (verdict/rules.py, read_patch: the one reader of that line)."""
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from verdict.rules import read_patch
         d = os.path.join(self.root, 'patches', 'mutants')
         out = {}
         for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+            if not f.endswith('.patch'):
+                continue
             path = os.path.join(d, f)
-            for line in mutant_lines(path):
-                if line.startswith('Killed-on:'):
-                    out[path] = line.split(':', 1)[1].split()
-                    break
+            rows = read_patch(path, f).killed_on
+            if rows:
+                out[path] = rows
         return out
 
     def killed_on(self) -> List[List[str]]:

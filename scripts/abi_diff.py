@@ -170,6 +170,15 @@ FLAG_RE = re.compile(r'^(CLONE_[A-Z0-9_]+|bit[0-9]+)$')
 RESULT_RE = re.compile(r'^(ok|E[A-Z0-9]+|errno[0-9]+)$')
 SIZE_RE = re.compile(r'^([0-9]+|page|page\+8)$')
 REASON_RE = re.compile(r'^(.*?)\s+because\s+"([^"]+)"\s*$')
+WORD_RE = re.compile(r'^(exit_signal|size|stack|stack_size|tail)=\S+$')
+
+
+def has_word(key: str, word: str) -> bool:
+    """Whether input KEY has WORD: a flag of its flags=, or one of its
+    words (exit_signal=0: an input without exit_signal= has SIGCHLD)."""
+    if FLAG_RE.match(word):
+        return word in flags_of(key)
+    return word in key.split()
 
 
 @dataclass
@@ -187,8 +196,9 @@ class Block:
                                  inputs of struct size N (with the tail
                                  word) that gave R1 give R2; ok: as the
                                  same input at size 88
-    then, where they apply: accepted-from R, refused-with F R, needs CAP,
-    child KEY=VALUE..., except-rows ROW... because "reason"."""
+    then, where they apply: accepted-from R, refused-with F R,
+    refused-unless F|WORD R, needs CAP, child KEY=VALUE..., except-rows
+    ROW... because "reason"."""
     kind: str
     line: int
     flags: List[str] = field(default_factory=list)
@@ -197,6 +207,7 @@ class Block:
     size: str = ''
     tail: bool = False
     refused: List[Tuple[str, str]] = field(default_factory=list)
+    unless: List[Tuple[str, str]] = field(default_factory=list)
     needs: List[str] = field(default_factory=list)
     child: Dict[str, str] = field(default_factory=dict)
     except_rows: Dict[str, str] = field(default_factory=dict)
@@ -215,6 +226,17 @@ class Block:
         have = flags_of(key)
         return all(f in have for f in self.flags)
 
+    def refusal(self, key: str) -> Optional[str]:
+        """What the new kernel refuses KEY with by this block's rules
+        (refused-with, refused-unless), or None."""
+        for other, result in self.refused:
+            if other in flags_of(key):
+                return result
+        for word, result in self.unless:
+            if not has_word(key, word):
+                return result
+        return None
+
     def twin(self, key: str) -> str:
         if self.kind == 'size':
             return with_size(key, str(88))
@@ -224,12 +246,12 @@ class Block:
             Tuple[Obs, List[str]]:
         """What the new kernel shows for KEY, which this block matches."""
         if self.kind == 'flag':
-            for other, result in self.refused:
-                if other in flags_of(key):
-                    e = dict(b)
-                    if b.get(RESULT) == self.was:
-                        e[RESULT] = result
-                    return e, []
+            result = self.refusal(key)
+            if result is not None:
+                e = dict(b)
+                if b.get(RESULT) == self.was:
+                    e[RESULT] = result
+                return e, []
         if self.kind == 'refuse':
             if b.get(RESULT) != 'ok':
                 return dict(b), []
@@ -260,13 +282,12 @@ class Block:
         if twin is None:
             return None
         e = dict(twin)
-        for other, result in self.refused:
-            if other in flags_of(key):
-                if e.get(RESULT) == 'ok':
-                    return {RESULT: result, 'caller': twin.get('caller',
-                                                               ABSENT)}
-                return {k: v for k, v in e.items() if k in (RESULT,
-                                                            'caller')}
+        if self.refusal(key) is not None:
+            if e.get(RESULT) == 'ok':
+                return {RESULT: self.refusal(key),
+                        'caller': twin.get('caller', ABSENT)}
+            return {k: v for k, v in e.items() if k in (RESULT,
+                                                        'caller')}
         if e.get(RESULT) != 'ok':
             return None if self.kind == 'allow' else e
         e.update(self.child)
@@ -278,6 +299,7 @@ class Block:
                    'behaves as the same input without it' %
                    (self.flag, self.was))
             more = ['with %s too it gives %s' % kv for kv in self.refused]
+            more += ['without %s it gives %s' % kv for kv in self.unless]
         elif self.kind == 'allow':
             out = ('%s together (where base gave %s) behave as without %s'
                    % (' | '.join(self.flags), self.was, self.flags[0]))
@@ -387,6 +409,11 @@ class Declaration:
         elif what == 'refused-with' and len(args) == 2:
             need(('flag',)).refused.append((flags(args[:1])[0],
                                             result(args[1])))
+        elif what == 'refused-unless' and len(args) == 2:
+            if not FLAG_RE.match(args[0]) and not WORD_RE.match(args[0]):
+                raise ValueError('expected a flag name or an input word '
+                                 '(exit_signal=0, size=88, ...)')
+            need(('flag',)).unless.append((args[0], result(args[1])))
         elif what == 'needs' and args and all(CAP_RE.match(a) for a in args):
             need(('flag',)).needs += args
         elif what == 'child' and args and all('=' in a and
@@ -438,13 +465,35 @@ class Declaration:
         blk = self.block_for(key, row)
         if blk is None:
             return dict(b), []
+        # A rule of any flag block that names KEY refuses it, before the
+        # first block tells it against its twin (CLONE_AUTOREAP's
+        # exit_signal rule holds for an input CLONE_PIDFD_AUTOKILL's
+        # block names first).
+        for other in self.flag_blocks_for(key, row):
+            result = other.refusal(key)
+            if result is not None:
+                e = dict(b)
+                if b.get(RESULT) == other.was:
+                    e[RESULT] = result
+                return e, []
         return blk.expect(key, b, new)
+
+    def flag_blocks_for(self, key: str, row: Optional[str] = None) -> \
+            List[Block]:
+        return [b for b in self.blocks if b.kind == 'flag' and
+                b.matches(key) and (row is None or
+                                    row not in b.except_rows)]
 
     def alone(self, key: str, new: Probe) -> Optional[Obs]:
         """Without base, what the declaration still says of KEY (flag and
         allow blocks: the twin's line); None for any other input."""
         blk = self.block_for(key)
-        return blk.alone(key, new) if blk is not None else None
+        if blk is None:
+            return None
+        for other in self.flag_blocks_for(key):
+            if other is not blk and other.refusal(key) is not None:
+                return other.alone(key, new)
+        return blk.alone(key, new)
 
 
 # -- comparing ------------------------------------------------------------

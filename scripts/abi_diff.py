@@ -170,7 +170,8 @@ FLAG_RE = re.compile(r'^(CLONE_[A-Z0-9_]+|bit[0-9]+)$')
 RESULT_RE = re.compile(r'^(ok|E[A-Z0-9]+|errno[0-9]+)$')
 SIZE_RE = re.compile(r'^([0-9]+|page|page\+8)$')
 REASON_RE = re.compile(r'^(.*?)\s+because\s+"([^"]+)"\s*$')
-WORD_RE = re.compile(r'^(exit_signal|size|stack|stack_size|tail)=\S+$')
+WORD_RE = re.compile(
+    r'^(exit_signal|size|stack|stack_size|tail|nocap)=\S+$')
 
 
 def has_word(key: str, word: str) -> bool:
@@ -209,6 +210,7 @@ class Block:
     refused: List[Tuple[str, str]] = field(default_factory=list)
     unless: List[Tuple[str, str]] = field(default_factory=list)
     needs: List[str] = field(default_factory=list)
+    needs_unless: List[str] = field(default_factory=list)
     child: Dict[str, str] = field(default_factory=dict)
     except_rows: Dict[str, str] = field(default_factory=dict)
 
@@ -235,6 +237,15 @@ class Block:
         for word, result in self.unless:
             if not has_word(key, word):
                 return result
+        return None
+
+    def cap_refusal(self, key: str) -> Optional[str]:
+        """EPERM for an input made without a capability the flag needs
+        (the word nocap=CAP_...), unless it has a flag that waives it."""
+        for cap in self.needs:
+            if has_word(key, 'nocap=' + cap) and not any(
+                    f in flags_of(key) for f in self.needs_unless):
+                return 'EPERM'
         return None
 
     def twin(self, key: str) -> str:
@@ -317,8 +328,9 @@ class Block:
             more.append('a child made so has %s' % ' '.join(
                 '%s=%s' % kv for kv in self.child.items()))
         if self.needs:
-            more.append('it needs %s (the probe runs as root: not seen)' %
-                        ' '.join(self.needs))
+            more.append('it needs %s%s (made without it: EPERM)' % (
+                ' '.join(self.needs), '' if not self.needs_unless else
+                ' but with %s' % ' or '.join(self.needs_unless)))
         for row, why in self.except_rows.items():
             more.append('not on %s: %s' % (row, why))
         return out + ('' if not more else ', except: ' + '; '.join(more))
@@ -414,8 +426,18 @@ class Declaration:
                 raise ValueError('expected a flag name or an input word '
                                  '(exit_signal=0, size=88, ...)')
             need(('flag',)).unless.append((args[0], result(args[1])))
-        elif what == 'needs' and args and all(CAP_RE.match(a) for a in args):
-            need(('flag',)).needs += args
+        elif what == 'needs' and args and all(
+                CAP_RE.match(a) for a in
+                (args[:args.index('unless')] if 'unless' in args else args)):
+            caps, waive = args, []
+            if 'unless' in args:
+                at = args.index('unless')
+                caps, waive = args[:at], flags(args[at + 1:])
+                if not caps:
+                    raise ValueError('needs CAP_... [unless FLAG...]')
+            blk = need(('flag',))
+            blk.needs += caps
+            blk.needs_unless += waive
         elif what == 'child' and args and all('=' in a and
                                               not a.startswith('=')
                                               for a in args):
@@ -469,13 +491,15 @@ class Declaration:
         # first block tells it against its twin (CLONE_AUTOREAP's
         # exit_signal rule holds for an input CLONE_PIDFD_AUTOKILL's
         # block names first).
-        for other in self.flag_blocks_for(key, row):
-            result = other.refusal(key)
-            if result is not None:
-                e = dict(b)
-                if b.get(RESULT) == other.was:
-                    e[RESULT] = result
-                return e, []
+        # Then a capability a flag needs and the caller lacked (nocap=).
+        for phase in ('refusal', 'cap_refusal'):
+            for other in self.flag_blocks_for(key, row):
+                result = getattr(other, phase)(key)
+                if result is not None:
+                    e = dict(b)
+                    if b.get(RESULT) == other.was:
+                        e[RESULT] = result
+                    return e, []
         return blk.expect(key, b, new)
 
     def flag_blocks_for(self, key: str, row: Optional[str] = None) -> \
@@ -491,8 +515,13 @@ class Declaration:
         if blk is None:
             return None
         for other in self.flag_blocks_for(key):
-            if other is not blk and other.refusal(key) is not None:
+            if other.refusal(key) is not None:
                 return other.alone(key, new)
+        for other in self.flag_blocks_for(key):
+            if other.cap_refusal(key) is not None:
+                twin = new.get(other.twin(key), {})
+                return {RESULT: 'EPERM',
+                        'caller': twin.get('caller', 'same')}
         return blk.alone(key, new)
 
 

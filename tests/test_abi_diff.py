@@ -590,6 +590,35 @@ class Flags71Test(unittest.TestCase):
         d = self.diff(F71_BASE, with_line(F71_PATCHED, key, obs))
         self.assertIn('UNDECLARED ' + key, d.problems[0])
 
+    def test_needs_a_capability_unless_a_flag(self):
+        base = ['flags=0 size=88 nocap=CAP_SYS_ADMIN ' + C71 % 17,
+                'flags=CLONE_NNP size=88 nocap=CAP_SYS_ADMIN EINVAL '
+                'caller=same',
+                'flags=%s exit_signal=0 size=88 nocap=CAP_SYS_ADMIN EINVAL '
+                'caller=same' % AKD,
+                'flags=CLONE_EMPTY_MNTNS size=88 nocap=CAP_SYS_ADMIN EINVAL '
+                'caller=same']
+        new = with_line(with_line(with_line(
+            base, 'flags=CLONE_NNP size=88 nocap=CAP_SYS_ADMIN',
+            (C71 % 17).replace('nnp=0', 'nnp=1')),
+            'flags=%s exit_signal=0 size=88 nocap=CAP_SYS_ADMIN' % AKD,
+            'EPERM caller=same'),
+            'flags=CLONE_EMPTY_MNTNS size=88 nocap=CAP_SYS_ADMIN',
+            'EPERM caller=same')
+        self.assertTrue(self.diff(base, new).ok, self.diff(base, new))
+        # A kernel that lets CLONE_PIDFD_AUTOKILL through without it.
+        bad = with_line(new, 'flags=%s exit_signal=0 size=88 '
+                        'nocap=CAP_SYS_ADMIN' % AKD, 'EINVAL caller=same')
+        d = self.diff(base, bad)
+        self.assertIn('MISSING flags=%s' % AKD, d.problems[0])
+        decl = abi_diff.Declaration.parse(
+            'flag CLONE_X\nneeds CAP_SYS_ADMIN unless CLONE_NNP\n')
+        self.assertEqual(decl.blocks[0].needs_unless, ['CLONE_NNP'])
+        self.assertIn('but with CLONE_NNP', decl.describe()[0])
+        with self.assertRaises(abi_diff.BadInput):
+            abi_diff.Declaration.parse('flag CLONE_X\nneeds unless '
+                                       'CLONE_NNP\n', 'decl')
+
     def test_refused_unless_parses_and_says_itself(self):
         decl = abi_diff.Declaration.parse(
             'flag CLONE_X\nrefused-unless exit_signal=0 EINVAL\n'

@@ -100,6 +100,7 @@ struct input {
 	int size;		/* bytes, or SIZE_PAGE, SIZE_PAGE_PLUS */
 	bool tail;		/* a non-zero word past the fields we set */
 	enum stack_kind stack;
+	bool nocap;		/* the caller lacks CAP_SYS_ADMIN for the call */
 };
 
 /* One handler-table entry as rt_sigaction() gives it. */
@@ -428,6 +429,8 @@ static void add_id(struct line *l, const struct input *in)
 		add(l, " size=%d", in->size);
 	if (in->tail)
 		add(l, " tail=nonzero");
+	if (in->nocap)
+		add(l, " nocap=CAP_SYS_ADMIN");
 }
 
 static void add_sigs(struct line *l, const unsigned long long sigs)
@@ -833,6 +836,46 @@ static void drop_usual(struct line *l, size_t from)
 	add(l, " others=usual");
 }
 
+/*
+ * The caller's capabilities, as capget() and capset() take them (version
+ * 3, two words a set); pinned, as the flags are.  An input with nocap
+ * is made without CAP_SYS_ADMIN in the caller's effective set, which
+ * is given back right after the call.  Where the caller never had it
+ * (an ordinary user on the host), nothing changes.
+ */
+#define CAPS_VERSION_3		0x20080522
+#define CAPS_SYS_ADMIN		21
+
+struct caps_header {
+	__u32 version;
+	int pid;
+};
+
+struct caps_data {
+	__u32 effective, permitted, inheritable;
+};
+
+static struct caps_data caps_saved[2];
+
+static void drop_sys_admin(void)
+{
+	struct caps_header h = { CAPS_VERSION_3, 0 };
+	struct caps_data d[2];
+
+	if (syscall(SYS_capget, &h, caps_saved))
+		return;
+	memcpy(d, caps_saved, sizeof(d));
+	d[CAPS_SYS_ADMIN / 32].effective &= ~(1U << (CAPS_SYS_ADMIN % 32));
+	syscall(SYS_capset, &h, d);
+}
+
+static void restore_caps(void)
+{
+	struct caps_header h = { CAPS_VERSION_3, 0 };
+
+	syscall(SYS_capset, &h, caps_saved);
+}
+
 static int run_one(const struct input *in, struct record *rec,
 		   struct caller *c)
 {
@@ -861,7 +904,11 @@ static int run_one(const struct input *in, struct record *rec,
 	if (set_state(tab_dirty))
 		return -1;
 
+	if (in->nocap)
+		drop_sys_admin();
 	ret = clone3_run(argbuf, size, child_main, c, stack + CHILD_STACK);
+	if (in->nocap)
+		restore_caps();
 
 	add(&l, "# abi: ");
 	add_id(&l, in);
@@ -959,6 +1006,17 @@ static void add_input(__u64 flags, int exit_signal, int size, bool tail,
 	in->size = size;
 	in->tail = tail;
 	in->stack = stack;
+	in->nocap = false;
+}
+
+/* FLAGS with EXIT_SIGNAL, made without CAP_SYS_ADMIN. */
+static void add_nocap(__u64 flags, int exit_signal)
+{
+	int n = nr_inputs;
+
+	add_input(flags, exit_signal, CLONE_ARGS_SIZE_VER2, false, STACK_NONE);
+	if (nr_inputs > n)
+		inputs[n].nocap = true;
 }
 
 /* FLAGS, and FLAGS with CLONE_CLEAR_SIGHAND. */
@@ -1032,6 +1090,20 @@ static void make_table_7_1(void)
 		  STACK_NONE);
 	add_input(AUTOKILLED | VM_THREAD, 0, v2, false, STACK_NONE);
 	add_input(AUTOKILLED | CLONE_PARENT, 0, v2, false, STACK_NONE);
+	/*
+	 * Without CAP_SYS_ADMIN: CLONE_PIDFD_AUTOKILL needs it but with
+	 * CLONE_NNP, CLONE_EMPTY_MNTNS (as CLONE_NEWNS) always; and the
+	 * twins those are told against.
+	 */
+	add_nocap(0, SIGCHLD);
+	add_nocap(CLONE_NNP, SIGCHLD);
+	add_nocap(CLONE_NEWNS, SIGCHLD);
+	add_nocap(CLONE_EMPTY_MNTNS, SIGCHLD);
+	add_nocap(CLONE_PIDFD, 0);
+	add_nocap(CLONE_AUTOREAP | CLONE_PIDFD, 0);
+	add_nocap(CLONE_AUTOREAP | CLONE_PIDFD | CLONE_NNP, 0);
+	add_nocap(AUTOKILLED, 0);
+	add_nocap(AUTOKILLED | CLONE_NNP, 0);
 }
 
 static void make_table(void)

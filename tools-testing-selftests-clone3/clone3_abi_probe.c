@@ -1037,8 +1037,8 @@ static void add_pair(__u64 flags, int exit_signal, int size, bool tail,
  * with CLONE_INTO_CGROUP; the one call CLONE_PIDFD_AUTOKILL accepts with
  * and without CLONE_NNP, and the same calls without the flag, which
  * scripts/abi_diff.py tells a new flag's inputs against.  Only the flags
- * alone and that call are paired with CLONE_CLEAR_SIGHAND: the probe
- * must stay well under a second per run.  Not with CLONE_VFORK:
+ * alone and that call (with its twins) are paired with
+ * CLONE_CLEAR_SIGHAND: the probe must stay well under a second per run.  Not with CLONE_VFORK:
  * CLONE_PIDFD_AUTOKILL (the child has ended when the caller can close
  * the pidfd).
  */
@@ -1065,7 +1065,9 @@ static void make_table_7_1(void)
 	const int v2 = CLONE_ARGS_SIZE_VER2;
 	unsigned int i, j;
 
-	add_input(CLONE_PIDFD, 0, v2, false, STACK_NONE);
+	add_pair(CLONE_PIDFD, 0, v2, false, STACK_NONE);
+	add_input(CLONE_PIDFD | CLONE_AUTOREAP | CLONE_CLEAR_SIGHAND, 0, v2,
+		  false, STACK_NONE);
 	add_input(CLONE_INTO_CGROUP, 0, v2, false, STACK_NONE);
 	for (i = 0; i < ARRAY_SIZE(flags_7_1); i++) {
 		add_pair(flags_7_1[i], 0, v2, false, STACK_NONE);

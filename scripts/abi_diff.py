@@ -682,8 +682,12 @@ def compare(row: str, base: Probe, new: Probe, decl: Declaration,
             verdict = 'DIFFERENT'
         texts = (describe(key, b, n, new, left, right, prefer),
                  describe(key, b, expect, new, left, right, prefer))
-        groups.setdefault((verdict,) + texts, []).append(key)
-    for (verdict, seen_text, decl_text), members in groups.items():
+        # A newly made child is told against a twin on each side, which
+        # can hide the key that differs: name it.
+        against = fmt_change(change_of(expect, n), 'declared', right) \
+            if verdict == 'DIFFERENT' else ''
+        groups.setdefault((verdict,) + texts + (against,), []).append(key)
+    for (verdict, seen_text, decl_text, against), members in groups.items():
         text = label(members, keys)
         group = {'verdict': verdict, 'inputs': members, 'label': text,
                  'seen': seen_text, 'declared': decl_text}
@@ -695,7 +699,8 @@ def compare(row: str, base: Probe, new: Probe, decl: Declaration,
         elif verdict == 'UNDECLARED':
             what = 'undeclared: %s' % group['seen']
         else:
-            what = '%s, declared: %s' % (group['seen'], group['declared'])
+            what = '%s, declared: %s (against the declaration: %s)' % (
+                group['seen'], group['declared'], against)
         out.problems.append('%s %s: %s' % (verdict, text, what))
     order = {'UNDECLARED': 0, 'DIFFERENT': 1, 'MISSING': 2, 'declared': 3}
     out.groups.sort(key=lambda g: (order[g['verdict']], g['inputs'][0]))

@@ -577,6 +577,15 @@ class Flags71Test(unittest.TestCase):
         self.assertIn('DIFFERENT ' + key, d.problems[0])
         self.assertIn('nnp', d.problems[0])
 
+    def test_wrong_child_key_is_named(self):
+        text = open(FLAGS71_DECL).read().replace('child nnp=1',
+                                                 'child nnp=0')
+        d = self.diff(F71_BASE, F71_PATCHED, text)
+        self.assertEqual(len(d.problems), 1, d.problems)
+        self.assertIn('DIFFERENT flags=%s size=88' % NNP, d.problems[0])
+        self.assertIn('(against the declaration: nnp: 0 -> 1)',
+                      d.problems[0])
+
     def test_autokill_child_that_lives_differs(self):
         key = 'flags=%s exit_signal=0 size=88' % AKD
         obs = F71_NEW[key].replace('onclose=killed', 'onclose=lives')

@@ -170,6 +170,16 @@ FLAG_RE = re.compile(r'^(CLONE_[A-Z0-9_]+|bit[0-9]+)$')
 RESULT_RE = re.compile(r'^(ok|E[A-Z0-9]+|errno[0-9]+)$')
 SIZE_RE = re.compile(r'^([0-9]+|page|page\+8)$')
 REASON_RE = re.compile(r'^(.*?)\s+because\s+"([^"]+)"\s*$')
+WORD_RE = re.compile(
+    r'^(exit_signal|size|stack|stack_size|tail|nocap)=\S+$')
+
+
+def has_word(key: str, word: str) -> bool:
+    """Whether input KEY has WORD: a flag of its flags=, or one of its
+    words (exit_signal=0: an input without exit_signal= has SIGCHLD)."""
+    if FLAG_RE.match(word):
+        return word in flags_of(key)
+    return word in key.split()
 
 
 @dataclass
@@ -187,8 +197,9 @@ class Block:
                                  inputs of struct size N (with the tail
                                  word) that gave R1 give R2; ok: as the
                                  same input at size 88
-    then, where they apply: accepted-from R, refused-with F R, needs CAP,
-    child KEY=VALUE..., except-rows ROW... because "reason"."""
+    then, where they apply: accepted-from R, refused-with F R,
+    refused-unless F|WORD R, needs CAP, child KEY=VALUE..., except-rows
+    ROW... because "reason"."""
     kind: str
     line: int
     flags: List[str] = field(default_factory=list)
@@ -197,7 +208,9 @@ class Block:
     size: str = ''
     tail: bool = False
     refused: List[Tuple[str, str]] = field(default_factory=list)
+    unless: List[Tuple[str, str]] = field(default_factory=list)
     needs: List[str] = field(default_factory=list)
+    needs_unless: List[str] = field(default_factory=list)
     child: Dict[str, str] = field(default_factory=dict)
     except_rows: Dict[str, str] = field(default_factory=dict)
 
@@ -215,6 +228,26 @@ class Block:
         have = flags_of(key)
         return all(f in have for f in self.flags)
 
+    def refusal(self, key: str) -> Optional[str]:
+        """What the new kernel refuses KEY with by this block's rules
+        (refused-with, refused-unless), or None."""
+        for other, result in self.refused:
+            if other in flags_of(key):
+                return result
+        for word, result in self.unless:
+            if not has_word(key, word):
+                return result
+        return None
+
+    def cap_refusal(self, key: str) -> Optional[str]:
+        """EPERM for an input made without a capability the flag needs
+        (the word nocap=CAP_...), unless it has a flag that waives it."""
+        for cap in self.needs:
+            if has_word(key, 'nocap=' + cap) and not any(
+                    f in flags_of(key) for f in self.needs_unless):
+                return 'EPERM'
+        return None
+
     def twin(self, key: str) -> str:
         if self.kind == 'size':
             return with_size(key, str(88))
@@ -224,12 +257,12 @@ class Block:
             Tuple[Obs, List[str]]:
         """What the new kernel shows for KEY, which this block matches."""
         if self.kind == 'flag':
-            for other, result in self.refused:
-                if other in flags_of(key):
-                    e = dict(b)
-                    if b.get(RESULT) == self.was:
-                        e[RESULT] = result
-                    return e, []
+            result = self.refusal(key)
+            if result is not None:
+                e = dict(b)
+                if b.get(RESULT) == self.was:
+                    e[RESULT] = result
+                return e, []
         if self.kind == 'refuse':
             if b.get(RESULT) != 'ok':
                 return dict(b), []
@@ -260,13 +293,12 @@ class Block:
         if twin is None:
             return None
         e = dict(twin)
-        for other, result in self.refused:
-            if other in flags_of(key):
-                if e.get(RESULT) == 'ok':
-                    return {RESULT: result, 'caller': twin.get('caller',
-                                                               ABSENT)}
-                return {k: v for k, v in e.items() if k in (RESULT,
-                                                            'caller')}
+        if self.refusal(key) is not None:
+            if e.get(RESULT) == 'ok':
+                return {RESULT: self.refusal(key),
+                        'caller': twin.get('caller', ABSENT)}
+            return {k: v for k, v in e.items() if k in (RESULT,
+                                                        'caller')}
         if e.get(RESULT) != 'ok':
             return None if self.kind == 'allow' else e
         e.update(self.child)
@@ -278,6 +310,7 @@ class Block:
                    'behaves as the same input without it' %
                    (self.flag, self.was))
             more = ['with %s too it gives %s' % kv for kv in self.refused]
+            more += ['without %s it gives %s' % kv for kv in self.unless]
         elif self.kind == 'allow':
             out = ('%s together (where base gave %s) behave as without %s'
                    % (' | '.join(self.flags), self.was, self.flags[0]))
@@ -295,8 +328,9 @@ class Block:
             more.append('a child made so has %s' % ' '.join(
                 '%s=%s' % kv for kv in self.child.items()))
         if self.needs:
-            more.append('it needs %s (the probe runs as root: not seen)' %
-                        ' '.join(self.needs))
+            more.append('it needs %s%s (made without it: EPERM)' % (
+                ' '.join(self.needs), '' if not self.needs_unless else
+                ' but with %s' % ' or '.join(self.needs_unless)))
         for row, why in self.except_rows.items():
             more.append('not on %s: %s' % (row, why))
         return out + ('' if not more else ', except: ' + '; '.join(more))
@@ -387,8 +421,23 @@ class Declaration:
         elif what == 'refused-with' and len(args) == 2:
             need(('flag',)).refused.append((flags(args[:1])[0],
                                             result(args[1])))
-        elif what == 'needs' and args and all(CAP_RE.match(a) for a in args):
-            need(('flag',)).needs += args
+        elif what == 'refused-unless' and len(args) == 2:
+            if not FLAG_RE.match(args[0]) and not WORD_RE.match(args[0]):
+                raise ValueError('expected a flag name or an input word '
+                                 '(exit_signal=0, size=88, ...)')
+            need(('flag',)).unless.append((args[0], result(args[1])))
+        elif what == 'needs' and args and all(
+                CAP_RE.match(a) for a in
+                (args[:args.index('unless')] if 'unless' in args else args)):
+            caps, waive = args, []
+            if 'unless' in args:
+                at = args.index('unless')
+                caps, waive = args[:at], flags(args[at + 1:])
+                if not caps:
+                    raise ValueError('needs CAP_... [unless FLAG...]')
+            blk = need(('flag',))
+            blk.needs += caps
+            blk.needs_unless += waive
         elif what == 'child' and args and all('=' in a and
                                               not a.startswith('=')
                                               for a in args):
@@ -438,13 +487,42 @@ class Declaration:
         blk = self.block_for(key, row)
         if blk is None:
             return dict(b), []
+        # A rule of any flag block that names KEY refuses it, before the
+        # first block tells it against its twin (CLONE_AUTOREAP's
+        # exit_signal rule holds for an input CLONE_PIDFD_AUTOKILL's
+        # block names first).
+        # Then a capability a flag needs and the caller lacked (nocap=).
+        for phase in ('refusal', 'cap_refusal'):
+            for other in self.flag_blocks_for(key, row):
+                result = getattr(other, phase)(key)
+                if result is not None:
+                    e = dict(b)
+                    if b.get(RESULT) == other.was:
+                        e[RESULT] = result
+                    return e, []
         return blk.expect(key, b, new)
+
+    def flag_blocks_for(self, key: str, row: Optional[str] = None) -> \
+            List[Block]:
+        return [b for b in self.blocks if b.kind == 'flag' and
+                b.matches(key) and (row is None or
+                                    row not in b.except_rows)]
 
     def alone(self, key: str, new: Probe) -> Optional[Obs]:
         """Without base, what the declaration still says of KEY (flag and
         allow blocks: the twin's line); None for any other input."""
         blk = self.block_for(key)
-        return blk.alone(key, new) if blk is not None else None
+        if blk is None:
+            return None
+        for other in self.flag_blocks_for(key):
+            if other.refusal(key) is not None:
+                return other.alone(key, new)
+        for other in self.flag_blocks_for(key):
+            if other.cap_refusal(key) is not None:
+                twin = new.get(other.twin(key), {})
+                return {RESULT: 'EPERM',
+                        'caller': twin.get('caller', 'same')}
+        return blk.alone(key, new)
 
 
 # -- comparing ------------------------------------------------------------
@@ -604,8 +682,12 @@ def compare(row: str, base: Probe, new: Probe, decl: Declaration,
             verdict = 'DIFFERENT'
         texts = (describe(key, b, n, new, left, right, prefer),
                  describe(key, b, expect, new, left, right, prefer))
-        groups.setdefault((verdict,) + texts, []).append(key)
-    for (verdict, seen_text, decl_text), members in groups.items():
+        # A newly made child is told against a twin on each side, which
+        # can hide the key that differs: name it.
+        against = fmt_change(change_of(expect, n), 'declared', right) \
+            if verdict == 'DIFFERENT' else ''
+        groups.setdefault((verdict,) + texts + (against,), []).append(key)
+    for (verdict, seen_text, decl_text, against), members in groups.items():
         text = label(members, keys)
         group = {'verdict': verdict, 'inputs': members, 'label': text,
                  'seen': seen_text, 'declared': decl_text}
@@ -617,7 +699,8 @@ def compare(row: str, base: Probe, new: Probe, decl: Declaration,
         elif verdict == 'UNDECLARED':
             what = 'undeclared: %s' % group['seen']
         else:
-            what = '%s, declared: %s' % (group['seen'], group['declared'])
+            what = '%s, declared: %s (against the declaration: %s)' % (
+                group['seen'], group['declared'], against)
         out.problems.append('%s %s: %s' % (verdict, text, what))
     order = {'UNDECLARED': 0, 'DIFFERENT': 1, 'MISSING': 2, 'declared': 3}
     out.groups.sort(key=lambda g: (order[g['verdict']], g['inputs'][0]))

@@ -485,5 +485,164 @@ class DeclarationTest(unittest.TestCase):
             self.assertRegex(str(cm.exception), r'^decl:[0-9]+: ')
 
 
+# -- another change: Linux 7.1's four flags (changes/clone3-7.1-flags) --
+
+FLAGS71_DECL = os.path.join(ROOT, 'changes', 'clone3-7.1-flags',
+                            'abi-change')
+C71 = ('ok tab=same blocked=same pending=none altstack=same pdeath=0 '
+       'pgrp=same sid=same ppid=caller tgid=own nnp=0 mntns=same exit=0 '
+       'exit_sig=%s caller=same')
+AR, NNP, AK = 'CLONE_AUTOREAP', 'CLONE_NNP', 'CLONE_PIDFD_AUTOKILL'
+AKD = 'CLONE_PIDFD|%s|%s' % (AR, AK)
+F71_INPUTS = [
+    ('flags=0 size=88', C71 % 17),
+    ('flags=0 exit_signal=0 size=88', C71 % 'none'),
+    ('flags=CLONE_PIDFD exit_signal=0 size=88',
+     C71 % 'none' + ' pidfd=child'),
+    ('flags=%s|CLONE_THREAD exit_signal=0 size=88' % VMT, THREAD),
+    ('flags=%s size=88' % AR, None),
+    ('flags=%s exit_signal=0 size=88' % AR, None),
+    ('flags=%s|CLONE_THREAD|%s exit_signal=0 size=88' % (VMT, AR), None),
+    ('flags=%s size=88' % NNP, None),
+    ('flags=%s|CLONE_THREAD|%s exit_signal=0 size=88' % (VMT, NNP), None),
+    ('flags=CLONE_PIDFD|%s exit_signal=0 size=88' % AR, None),
+    ('flags=%s exit_signal=0 size=88' % AKD, None),
+    ('flags=%s size=88' % AKD, None),
+    ('flags=CLONE_PIDFD|%s exit_signal=0 size=88' % AK, None),
+]
+F71_BASE = ['probe=setup ok tab=same blocked=same pending=same'] + [
+    '%s %s' % (i, o or 'EINVAL caller=same') for i, o in F71_INPUTS] + [
+    'probe=end ok inputs=%d' % len(F71_INPUTS)]
+F71_NEW = {
+    'flags=%s exit_signal=0 size=88' % AR:
+    (C71 % 'none').replace('exit=0', 'exit=reaped'),
+    'flags=%s size=88' % NNP: (C71 % 17).replace('nnp=0', 'nnp=1'),
+    'flags=CLONE_PIDFD|%s exit_signal=0 size=88' % AR:
+    (C71 % 'none').replace('exit=0', 'exit=reaped') + ' pidfd=child',
+    'flags=%s exit_signal=0 size=88' % AKD:
+    (C71 % 'none').replace('exit=0', 'exit=reaped') +
+    ' pidfd=child,autokill onclose=killed',
+}
+F71_PATCHED = [
+    '%s %s' % (line.rsplit(' size=88 ', 1)[0] + ' size=88',
+               F71_NEW[line.rsplit(' size=88 ', 1)[0] + ' size=88'])
+    if line.rsplit(' size=88 ', 1)[0] + ' size=88' in F71_NEW else line
+    for line in F71_BASE]
+
+
+def with_line(lines, key, obs):
+    return [key + ' ' + obs if line.startswith(key + ' ') else line
+            for line in lines]
+
+
+class Flags71Test(unittest.TestCase):
+    """changes/clone3-7.1-flags/abi-change: several flag blocks, rules
+    across blocks (refused-unless), and the child keys of 7.1."""
+
+    def diff(self, base, new, text=None):
+        decl = abi_diff.Declaration.read(FLAGS71_DECL) if text is None \
+            else abi_diff.Declaration.parse(text, 'decl')
+        return abi_diff.compare('x86_64', probe(base), probe(new), decl)
+
+    def test_as_declared(self):
+        d = self.diff(F71_BASE, F71_PATCHED)
+        self.assertTrue(d.ok, d.problems)
+
+    def test_without_declaration_names_each_flag(self):
+        d = self.diff(F71_BASE, F71_PATCHED, '')
+        text = ' '.join(d.problems)
+        for key in F71_NEW:
+            self.assertIn('UNDECLARED', text)
+            self.assertIn(key.split()[0], text)
+
+    def test_autoreap_with_thread_accepted_differs(self):
+        key = 'flags=%s|CLONE_THREAD|%s exit_signal=0 size=88' % (VMT, AR)
+        d = self.diff(F71_BASE, with_line(F71_PATCHED, key, THREAD))
+        self.assertEqual(len(d.problems), 1, d.problems)
+        self.assertIn('UNDECLARED ' + key, d.problems[0])
+
+    def test_autoreap_with_exit_signal_is_refused_across_blocks(self):
+        # CLONE_PIDFD_AUTOKILL's block names the input first; the
+        # exit_signal rule is CLONE_AUTOREAP's.
+        key = 'flags=%s size=88' % AKD
+        bad = with_line(F71_PATCHED, key, (C71 % 17) + ' pidfd=child,'
+                        'autokill onclose=killed')
+        d = self.diff(F71_BASE, bad)
+        self.assertEqual(len(d.problems), 1, d.problems)
+        self.assertIn('UNDECLARED ' + key, d.problems[0])
+
+    def test_nnp_unset_is_different_on_its_key(self):
+        key = 'flags=%s size=88' % NNP
+        d = self.diff(F71_BASE, with_line(F71_PATCHED, key, C71 % 17))
+        self.assertIn('DIFFERENT ' + key, d.problems[0])
+        self.assertIn('nnp', d.problems[0])
+
+    def test_wrong_child_key_is_named(self):
+        text = open(FLAGS71_DECL).read().replace('child nnp=1',
+                                                 'child nnp=0')
+        d = self.diff(F71_BASE, F71_PATCHED, text)
+        self.assertEqual(len(d.problems), 1, d.problems)
+        self.assertIn('DIFFERENT flags=%s size=88' % NNP, d.problems[0])
+        self.assertIn('(against the declaration: nnp: 0 -> 1)',
+                      d.problems[0])
+
+    def test_autokill_child_that_lives_differs(self):
+        key = 'flags=%s exit_signal=0 size=88' % AKD
+        obs = F71_NEW[key].replace('onclose=killed', 'onclose=lives')
+        d = self.diff(F71_BASE, with_line(F71_PATCHED, key, obs))
+        self.assertIn('DIFFERENT ' + key, d.problems[0])
+        self.assertIn('onclose', d.problems[0])
+
+    def test_autokill_without_autoreap_accepted_differs(self):
+        key = 'flags=CLONE_PIDFD|%s exit_signal=0 size=88' % AK
+        obs = (C71 % 'none') + ' pidfd=child,autokill onclose=killed'
+        d = self.diff(F71_BASE, with_line(F71_PATCHED, key, obs))
+        self.assertIn('UNDECLARED ' + key, d.problems[0])
+
+    def test_needs_a_capability_unless_a_flag(self):
+        base = ['flags=0 size=88 nocap=CAP_SYS_ADMIN ' + C71 % 17,
+                'flags=CLONE_NNP size=88 nocap=CAP_SYS_ADMIN EINVAL '
+                'caller=same',
+                'flags=%s exit_signal=0 size=88 nocap=CAP_SYS_ADMIN EINVAL '
+                'caller=same' % AKD,
+                'flags=CLONE_EMPTY_MNTNS size=88 nocap=CAP_SYS_ADMIN EINVAL '
+                'caller=same']
+        new = with_line(with_line(with_line(
+            base, 'flags=CLONE_NNP size=88 nocap=CAP_SYS_ADMIN',
+            (C71 % 17).replace('nnp=0', 'nnp=1')),
+            'flags=%s exit_signal=0 size=88 nocap=CAP_SYS_ADMIN' % AKD,
+            'EPERM caller=same'),
+            'flags=CLONE_EMPTY_MNTNS size=88 nocap=CAP_SYS_ADMIN',
+            'EPERM caller=same')
+        self.assertTrue(self.diff(base, new).ok, self.diff(base, new))
+        # A kernel that lets CLONE_PIDFD_AUTOKILL through without it.
+        bad = with_line(new, 'flags=%s exit_signal=0 size=88 '
+                        'nocap=CAP_SYS_ADMIN' % AKD, 'EINVAL caller=same')
+        d = self.diff(base, bad)
+        self.assertIn('MISSING flags=%s' % AKD, d.problems[0])
+        decl = abi_diff.Declaration.parse(
+            'flag CLONE_X\nneeds CAP_SYS_ADMIN unless CLONE_NNP\n')
+        self.assertEqual(decl.blocks[0].needs_unless, ['CLONE_NNP'])
+        self.assertIn('but with CLONE_NNP', decl.describe()[0])
+        with self.assertRaises(abi_diff.BadInput):
+            abi_diff.Declaration.parse('flag CLONE_X\nneeds unless '
+                                       'CLONE_NNP\n', 'decl')
+
+    def test_refused_unless_parses_and_says_itself(self):
+        decl = abi_diff.Declaration.parse(
+            'flag CLONE_X\nrefused-unless exit_signal=0 EINVAL\n'
+            'refused-unless CLONE_PIDFD EPERM\n')
+        self.assertEqual(decl.blocks[0].unless, [('exit_signal=0', 'EINVAL'),
+                                                 ('CLONE_PIDFD', 'EPERM')])
+        self.assertIn('without exit_signal=0 it gives EINVAL',
+                      decl.describe()[0])
+        for text in ('flag CLONE_X\nrefused-unless root EINVAL\n',
+                     'flag CLONE_X\nrefused-unless CLONE_PIDFD\n',
+                     'allow CLONE_PIDFD CLONE_THREAD was EINVAL\n'
+                     'refused-unless CLONE_VM EINVAL\n'):
+            with self.assertRaises(abi_diff.BadInput):
+                abi_diff.Declaration.parse(text, 'decl')
+
+
 if __name__ == '__main__':
     taprunner.main()

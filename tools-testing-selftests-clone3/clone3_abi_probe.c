@@ -36,6 +36,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -46,6 +47,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "../kselftest.h"
@@ -54,12 +56,17 @@
 #if O_EXCL != CLONE3_PIDFD_THREAD
 #error "PIDFD_THREAD is O_EXCL: this arch's O_EXCL is not the one pinned"
 #endif
+#if O_TRUNC != CLONE3_PIDFD_AUTOKILL
+#error "PIDFD_AUTOKILL is O_TRUNC: this arch's O_TRUNC is not the one pinned"
+#endif
 
 #define CHILD_STACK	(64 * 1024)
 #define ALT_STACK	(64 * 1024)
 #define MAX_INPUTS	512
 #define LINE_MAX_LEN	4096
 #define WAIT_NS		2000000000LL
+/* How long a child may take to die once its autokill pidfd is closed. */
+#define ONCLOSE_MS	500
 
 /* Sizes that are not numbers in the table. */
 #define SIZE_PAGE	-1
@@ -93,6 +100,7 @@ struct input {
 	int size;		/* bytes, or SIZE_PAGE, SIZE_PAGE_PLUS */
 	bool tail;		/* a non-zero word past the fields we set */
 	enum stack_kind stack;
+	bool nocap;		/* the caller lacks CAP_SYS_ADMIN for the call */
 };
 
 /* One handler-table entry as rt_sigaction() gives it. */
@@ -117,6 +125,23 @@ struct record {
 	stack_t alt;
 	int pdeath;
 	pid_t pid, tid, ppid, pgrp, sid;
+	int nnp;		/* PR_GET_NO_NEW_PRIVS */
+	int mntns;		/* enum mntns */
+};
+
+/* The child's mount namespace against the caller's. */
+enum mntns {
+	MNTNS_SAME,		/* the caller's */
+	MNTNS_NEW,		/* another, where /proc is still mounted */
+	MNTNS_EMPTY,		/* no /proc, and "/" holds nothing */
+	MNTNS_OTHER,		/* no /proc, and "/" holds something */
+};
+
+static const char * const mntns_name[] = {
+	[MNTNS_SAME] = "same",
+	[MNTNS_NEW] = "new",
+	[MNTNS_EMPTY] = "empty",
+	[MNTNS_OTHER] = "other",
 };
 
 struct caller {
@@ -138,6 +163,7 @@ static int closed_fd;
 static int pidfd_out;
 static pid_t parent_tid_out, child_tid_out;
 static bool tab_dirty;
+static struct stat caller_mnt;	/* the caller's /proc/thread-self/ns/mnt */
 
 static void handler(int sig)
 {
@@ -266,6 +292,44 @@ static int set_state(bool tab)
 
 static long long now_ns(void);
 
+/*
+ * The child's mount namespace, read in the child: its
+ * /proc/thread-self/ns/mnt against the caller's ("same" or "new"); where
+ * that cannot be read (a namespace without /proc), whether its "/" holds
+ * any entry ("other") or none ("empty": 7.1's CLONE_EMPTY_MNTNS).  Raw
+ * getdents64 into a buffer on the stack: a child that shares our memory
+ * must not allocate.
+ */
+static int mntns_of_self(void)
+{
+	char buf[512];
+	struct stat st;
+	unsigned short reclen;
+	long n, off;
+	int fd, entries = 0;
+
+	if (!stat("/proc/thread-self/ns/mnt", &st))
+		return st.st_dev == caller_mnt.st_dev &&
+		       st.st_ino == caller_mnt.st_ino ? MNTNS_SAME : MNTNS_NEW;
+	fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return MNTNS_OTHER;
+	while ((n = syscall(__NR_getdents64, fd, buf, sizeof(buf))) > 0) {
+		/* d_ino, d_off (8 bytes each), d_reclen (2), d_type, d_name */
+		for (off = 0; off < n; off += reclen) {
+			const char *name = buf + off + 19;
+
+			memcpy(&reclen, buf + off + 16, sizeof(reclen));
+			if (!reclen)
+				break;
+			if (strcmp(name, ".") && strcmp(name, ".."))
+				entries++;
+		}
+	}
+	close(fd);
+	return entries ? MNTNS_OTHER : MNTNS_EMPTY;
+}
+
 /* The child: write down what it inherited, then exit. */
 static int child_main(void *arg)
 {
@@ -281,6 +345,8 @@ static int child_main(void *arg)
 	r->ppid = getppid();
 	r->pgrp = getpgid(0);
 	r->sid = getsid(0);
+	r->nnp = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+	r->mntns = mntns_of_self();
 	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
 	/*
 	 * Stay alive while the caller reads what its pidfd refers to: a
@@ -363,6 +429,8 @@ static void add_id(struct line *l, const struct input *in)
 		add(l, " size=%d", in->size);
 	if (in->tail)
 		add(l, " tail=nonzero");
+	if (in->nocap)
+		add(l, " nocap=CAP_SYS_ADMIN");
 }
 
 static void add_sigs(struct line *l, const unsigned long long sigs)
@@ -520,6 +588,7 @@ static bool add_child(struct line *l, const struct caller *c,
 	add(l, " ppid=%s", relation(r->ppid, c->pid, "caller", c->parent,
 				    "callers_parent"));
 	add(l, " tgid=%s", relation(r->pid, c->pid, "caller", r->tid, "own"));
+	add(l, " nnp=%d mntns=%s", r->nnp, mntns_name[r->mntns]);
 	return true;
 }
 
@@ -609,10 +678,33 @@ static const char *pidfd_of(pid_t child)
 	p = strstr(buf, "\nPid:");
 	if (p)
 		pid = strtol(p + 5, NULL, 10);
-	snprintf(out, sizeof(out), "%s%s",
+	snprintf(out, sizeof(out), "%s%s%s",
 		 !p ? "nopid" : pid == child ? "child" : "other",
-		 f_flags & CLONE3_PIDFD_THREAD ? ",thread" : "");
+		 f_flags & CLONE3_PIDFD_THREAD ? ",thread" : "",
+		 f_flags & CLONE3_PIDFD_AUTOKILL ? ",autokill" : "");
 	return out;
+}
+
+/*
+ * Whether closing the pidfd clone3() returned kills the child (7.1's
+ * CLONE_PIDFD_AUTOKILL), which is still held alive: "killed" when a
+ * pidfd_open() of it polls readable (the child ended) within
+ * ONCLOSE_MS, else "lives"; "unwatched" when pidfd_open() fails.  The
+ * returned pidfd is closed here.
+ */
+static const char *on_close(pid_t child)
+{
+	struct pollfd p = { .events = POLLIN };
+	int n;
+
+	p.fd = syscall(CLONE3_NR_PIDFD_OPEN, child, 0);
+	if (p.fd < 0)
+		return "unwatched";
+	close(pidfd_out);
+	pidfd_out = -1;
+	n = poll(&p, 1, ONCLOSE_MS);
+	close(p.fd);
+	return n > 0 ? "killed" : "lives";
 }
 
 static size_t input_size(const struct input *in)
@@ -704,7 +796,7 @@ static void make_usual(void)
 	usual.len = 0;
 	add(&usual, "# abi: probe=usual ok tab=same blocked=same pending=none");
 	add(&usual, " altstack=same pdeath=0 pgrp=same sid=same ppid=caller");
-	add(&usual, " tgid=own exit=0");
+	add(&usual, " tgid=own nnp=0 mntns=same exit=0");
 	add_set(&usual, "exit_sig", bit(SIGCHLD), ~0ULL);
 	add(&usual, " caller=same");
 }
@@ -744,6 +836,46 @@ static void drop_usual(struct line *l, size_t from)
 	add(l, " others=usual");
 }
 
+/*
+ * The caller's capabilities, as capget() and capset() take them (version
+ * 3, two words a set); pinned, as the flags are.  An input with nocap
+ * is made without CAP_SYS_ADMIN in the caller's effective set, which
+ * is given back right after the call.  Where the caller never had it
+ * (an ordinary user on the host), nothing changes.
+ */
+#define CAPS_VERSION_3		0x20080522
+#define CAPS_SYS_ADMIN		21
+
+struct caps_header {
+	__u32 version;
+	int pid;
+};
+
+struct caps_data {
+	__u32 effective, permitted, inheritable;
+};
+
+static struct caps_data caps_saved[2];
+
+static void drop_sys_admin(void)
+{
+	struct caps_header h = { CAPS_VERSION_3, 0 };
+	struct caps_data d[2];
+
+	if (syscall(SYS_capget, &h, caps_saved))
+		return;
+	memcpy(d, caps_saved, sizeof(d));
+	d[CAPS_SYS_ADMIN / 32].effective &= ~(1U << (CAPS_SYS_ADMIN % 32));
+	syscall(SYS_capset, &h, d);
+}
+
+static void restore_caps(void)
+{
+	struct caps_header h = { CAPS_VERSION_3, 0 };
+
+	syscall(SYS_capset, &h, caps_saved);
+}
+
 static int run_one(const struct input *in, struct record *rec,
 		   struct caller *c)
 {
@@ -756,7 +888,7 @@ static int run_one(const struct input *in, struct record *rec,
 	bool shares_vm = in->flags & CLONE_VM;
 	/* A child whose pidfd is read is kept alive until it is (not vfork's). */
 	bool held = (in->flags & (CLONE_PIDFD | CLONE_VFORK)) == CLONE_PIDFD;
-	const char *pidfd = NULL;
+	const char *pidfd = NULL, *onclose = NULL;
 	char *stack;
 	int status = 0;
 	long ret;
@@ -772,7 +904,11 @@ static int run_one(const struct input *in, struct record *rec,
 	if (set_state(tab_dirty))
 		return -1;
 
+	if (in->nocap)
+		drop_sys_admin();
 	ret = clone3_run(argbuf, size, child_main, c, stack + CHILD_STACK);
+	if (in->nocap)
+		restore_caps();
 
 	add(&l, "# abi: ");
 	add_id(&l, in);
@@ -785,11 +921,14 @@ static int run_one(const struct input *in, struct record *rec,
 			if (held)
 				wait_done(rec);
 			pidfd = pidfd_of(ret);
+			if (held && (in->flags & CLONE_PIDFD_AUTOKILL))
+				onclose = on_close(ret);
 		}
 		__atomic_store_n(&rec->hold, 0, __ATOMIC_RELEASE);
 		if (waitable) {
+			/* ECHILD: reaped by the kernel (CLONE_AUTOREAP) */
 			if (waitpid(ret, &status, __WALL) != ret)
-				status = -1;
+				status = errno == ECHILD ? -2 : -1;
 		} else {
 			wait_done(rec);
 			if (in->flags & CLONE_THREAD)
@@ -801,6 +940,8 @@ static int run_one(const struct input *in, struct record *rec,
 			    "thread" : "unwaited");
 		else if (status == -1)
 			add(&l, " exit=lost");
+		else if (status == -2)
+			add(&l, " exit=reaped");
 		else if (WIFEXITED(status))
 			add(&l, " exit=%d", WEXITSTATUS(status));
 		else
@@ -808,6 +949,8 @@ static int run_one(const struct input *in, struct record *rec,
 		add_set(&l, "exit_sig", take_new_signals(), ~0ULL);
 		if (pidfd)
 			add(&l, " pidfd=%s", pidfd);
+		if (onclose)
+			add(&l, " onclose=%s", onclose);
 		if (pidfd_out >= 0)
 			close(pidfd_out);
 	}
@@ -863,6 +1006,17 @@ static void add_input(__u64 flags, int exit_signal, int size, bool tail,
 	in->size = size;
 	in->tail = tail;
 	in->stack = stack;
+	in->nocap = false;
+}
+
+/* FLAGS with EXIT_SIGNAL, made without CAP_SYS_ADMIN. */
+static void add_nocap(__u64 flags, int exit_signal)
+{
+	int n = nr_inputs;
+
+	add_input(flags, exit_signal, CLONE_ARGS_SIZE_VER2, false, STACK_NONE);
+	if (nr_inputs > n)
+		inputs[n].nocap = true;
 }
 
 /* FLAGS, and FLAGS with CLONE_CLEAR_SIGHAND. */
@@ -874,6 +1028,85 @@ static void add_pair(__u64 flags, int exit_signal, int size, bool tail,
 }
 
 #define VM_THREAD	(CLONE_VM | CLONE_SIGHAND | CLONE_THREAD)
+#define AUTOKILLED	(CLONE_PIDFD_AUTOKILL | CLONE_AUTOREAP | CLONE_PIDFD)
+
+/*
+ * 7.1's four flags (bits 34-37; alone, each is in the table already):
+ * each with the legacy flags that matter to it and with exit_signal
+ * SIGCHLD and 0 (CLONE_AUTOREAP takes only 0), each with each other, and
+ * with CLONE_INTO_CGROUP; the one call CLONE_PIDFD_AUTOKILL accepts with
+ * and without CLONE_NNP, and the same calls without the flag, which
+ * scripts/abi_diff.py tells a new flag's inputs against.  Only the flags
+ * alone and that call (with its twins) are paired with
+ * CLONE_CLEAR_SIGHAND: the probe must stay well under a second per run.  Not with CLONE_VFORK:
+ * CLONE_PIDFD_AUTOKILL (the child has ended when the caller can close
+ * the pidfd).
+ */
+static void make_table_7_1(void)
+{
+	static const __u64 flags_7_1[] = {
+		CLONE_AUTOREAP, CLONE_NNP, CLONE_PIDFD_AUTOKILL,
+		CLONE_EMPTY_MNTNS,
+	};
+	static const struct {
+		__u64 flags;
+		int exit_signal;
+	} legacy[] = {
+		{ 0, 0 },	/* paired with CLONE_CLEAR_SIGHAND above */
+		{ VM_THREAD, 0 },
+		{ CLONE_PARENT, 0 },
+		{ CLONE_PIDFD, SIGCHLD },
+		{ CLONE_PIDFD, 0 },
+		{ CLONE_VM | CLONE_VFORK, SIGCHLD },
+		{ CLONE_VM | CLONE_VFORK, 0 },
+		{ CLONE_NEWNS, SIGCHLD },
+		{ CLONE_FS, SIGCHLD },
+	};
+	const int v2 = CLONE_ARGS_SIZE_VER2;
+	unsigned int i, j;
+
+	add_pair(CLONE_PIDFD, 0, v2, false, STACK_NONE);
+	add_input(CLONE_PIDFD | CLONE_AUTOREAP | CLONE_CLEAR_SIGHAND, 0, v2,
+		  false, STACK_NONE);
+	add_input(CLONE_INTO_CGROUP, 0, v2, false, STACK_NONE);
+	for (i = 0; i < ARRAY_SIZE(flags_7_1); i++) {
+		add_pair(flags_7_1[i], 0, v2, false, STACK_NONE);
+		for (j = 1; j < ARRAY_SIZE(legacy); j++)
+			add_input(flags_7_1[i] | legacy[j].flags,
+				  legacy[j].exit_signal, v2, false, STACK_NONE);
+		add_input(flags_7_1[i] | CLONE_INTO_CGROUP, SIGCHLD, v2,
+			  false, STACK_NONE);
+		add_input(flags_7_1[i] | CLONE_INTO_CGROUP, 0, v2, false,
+			  STACK_NONE);
+		for (j = i + 1; j < ARRAY_SIZE(flags_7_1); j++) {
+			add_input(flags_7_1[i] | flags_7_1[j], SIGCHLD, v2,
+				  false, STACK_NONE);
+			add_input(flags_7_1[i] | flags_7_1[j], 0, v2, false,
+				  STACK_NONE);
+		}
+	}
+	add_pair(AUTOKILLED, 0, v2, false, STACK_NONE);
+	add_input(AUTOKILLED, SIGCHLD, v2, false, STACK_NONE);
+	add_input(AUTOKILLED | CLONE_NNP, 0, v2, false, STACK_NONE);
+	add_input(CLONE_AUTOREAP | CLONE_PIDFD | CLONE_NNP, 0, v2, false,
+		  STACK_NONE);
+	add_input(AUTOKILLED | VM_THREAD, 0, v2, false, STACK_NONE);
+	add_input(AUTOKILLED | CLONE_PARENT, 0, v2, false, STACK_NONE);
+	/*
+	 * Without CAP_SYS_ADMIN: CLONE_PIDFD_AUTOKILL needs it but with
+	 * CLONE_NNP, CLONE_EMPTY_MNTNS (as CLONE_NEWNS) always; and the
+	 * twins those are told against.
+	 */
+	add_nocap(0, SIGCHLD);
+	add_nocap(CLONE_NNP, SIGCHLD);
+	add_nocap(CLONE_NEWNS, SIGCHLD);
+	add_nocap(CLONE_EMPTY_MNTNS, SIGCHLD);
+	add_nocap(CLONE_PIDFD, 0);
+	add_nocap(CLONE_AUTOREAP | CLONE_PIDFD, 0);
+	add_nocap(CLONE_AUTOREAP | CLONE_PIDFD | CLONE_NNP, 0);
+	add_nocap(AUTOKILLED, 0);
+	add_nocap(AUTOKILLED | CLONE_NNP, 0);
+}
 
 static void make_table(void)
 {
@@ -947,6 +1180,7 @@ static void make_table(void)
 		add_pair(0, SIGCHLD, v2, false, b);
 		add_pair(CLONE_VM | CLONE_VFORK, SIGCHLD, v2, false, b);
 	}
+	make_table_7_1();
 }
 
 /* The caller: set up R, run every input, print a line for each. */
@@ -973,6 +1207,8 @@ static int run_all(void)
 	if (set_state(true))
 		return 1;
 	read_state(&ref);
+	if (stat("/proc/thread-self/ns/mnt", &caller_mnt))
+		memset(&caller_mnt, 0, sizeof(caller_mnt));
 	{
 		struct entry intended[KSIG_MAX];
 		unsigned long long stop = bit(SIGKILL) | bit(SIGSTOP);

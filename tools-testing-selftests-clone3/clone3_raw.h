@@ -65,6 +65,14 @@
  * it.  Pinned: never the tree's <linux/pidfd.h>.
  */
 #define CLONE3_PIDFD_THREAD	00000200
+/*
+ * The file flag that marks a pidfd clone3() returned with 7.1's
+ * CLONE_PIDFD_AUTOKILL (PIDFD_AUTOKILL, which the kernel defines as
+ * O_TRUNC: 01000 on every arch the gate runs), and pidfd_open(), whose
+ * number is the same on every arch since 5.3.  Pinned, as above.
+ */
+#define CLONE3_PIDFD_AUTOKILL	00001000
+#define CLONE3_NR_PIDFD_OPEN	434
 /* The sizes of struct clone_args clone3() accepts at each version. */
 #undef CLONE_ARGS_SIZE_VER0
 #define CLONE_ARGS_SIZE_VER0	64

@@ -11,26 +11,20 @@ usage: tests/test_tree_diff.py
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True
-sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import taprunner  # noqa: E402
-
-ROOT = os.path.dirname(HERE)
-SCRIPTS = os.path.join(ROOT, 'scripts')
-TREE_DIFF = os.path.join(SCRIPTS, 'tree_diff.py')
-sys.path.insert(0, SCRIPTS)
+# The canned probe lines and their KTAP nesting, as abi_diff's tests
+# have them.
+from test_abi_diff import CHILD, SCRIPTS, doc  # noqa: E402
 import tree_diff  # noqa: E402
 
-CHILD = ('ok tab=same blocked=same pending=none altstack=same pdeath=0 '
-         'pgrp=same sid=same ppid=caller tgid=own exit=0 exit_sig=17 '
-         'caller=same')
+TREE_DIFF = os.path.join(SCRIPTS, 'tree_diff.py')
 THREAD = 'flags=CLONE_VM|CLONE_SIGHAND|CLONE_PIDFD|CLONE_THREAD ' \
     'exit_signal=0 size=88'
 OLD = [
@@ -46,28 +40,20 @@ NEW[2] = THREAD + ' ' + CHILD.replace('tgid=own', 'tgid=caller') + \
 ROWS = ['x86_64', 'x86_64-ia32', 'arm64']
 
 
-def doc(lines):
-    body = ['TAP version 13', '1..1'] + ['# abi: ' + line
-                                         for line in lines] + \
-        ['ok 1 abi_probe']
-    return '\n'.join(['KTAP version 1', '1..1'] +
-                     ['    ' + b for b in body] +
-                     ['ok 1 clone3_abi_probe']) + '\n'
-
-
 class TreeDiffTest(unittest.TestCase):
     def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix='tree-diff-test.')
+        self.dir = tempfile.TemporaryDirectory(prefix='tree-diff-test.')
+        self.tmp = self.dir.name
 
     def tearDown(self):
-        shutil.rmtree(self.tmp)
+        self.dir.cleanup()
 
     def put(self, tree, row, lines):
         d = os.path.join(self.tmp, tree, 'patched')
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, row + '.ktap'), 'w',
                   encoding='utf-8') as f:
-            f.write(doc(lines))
+            f.write(doc(lines, ktap=True))
 
     def run_diff(self, rows, *extra):
         return subprocess.run(

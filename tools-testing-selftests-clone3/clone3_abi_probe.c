@@ -1091,6 +1091,9 @@ static void make_table_7_1(void)
 	add_input(CLONE_AUTOREAP | CLONE_PIDFD | CLONE_NNP, 0, v2, false,
 		  STACK_NONE);
 	add_input(AUTOKILLED | VM_THREAD, 0, v2, false, STACK_NONE);
+	/* Its twin without CLONE_PIDFD (pidfd-thread's allow block). */
+	add_input((AUTOKILLED & ~CLONE_PIDFD) | VM_THREAD, 0, v2, false,
+		  STACK_NONE);
 	add_input(AUTOKILLED | CLONE_PARENT, 0, v2, false, STACK_NONE);
 	/*
 	 * Without CAP_SYS_ADMIN: CLONE_PIDFD_AUTOKILL needs it but with
